@@ -1,0 +1,166 @@
+# The user-facing build concepts, one function each:
+#   backendbench_add_kernels(DIRECTORY dir)  kernels under test → one shared library each
+#   backendbench_add_suite(NAME n TRACES t.. [SHARDS k] [OPS o..] [TOPN n])
+#                                            a generated gtest executable + CTest entries
+#   backendbench_add_bench()                 ./bench over every suite added
+#   backendbench_torchbench_traces(out_var)  where the TorchBench traces are
+#
+# Generation runs at build time. Its outputs are fixed per suite (SHARDS files of cases and
+# tests, one CTest include file) and per kernel file, so CMake knows them before the
+# generator runs; CTest reads the entries through TEST_INCLUDE_FILES, as gtest_discover_tests does.
+include_guard(GLOBAL)
+
+set(BACKENDBENCH_GENERATED_DIR "${CMAKE_BINARY_DIR}/generated")
+set(BACKENDBENCH_RESULTS_DIR "${CMAKE_BINARY_DIR}/results")
+set(_backendbench_templates_dir "${CMAKE_CURRENT_LIST_DIR}/../templates")
+file(GLOB _backendbench_templates CONFIGURE_DEPENDS "${_backendbench_templates_dir}/*.in")
+
+function(backendbench_torchbench_traces out_var)
+  set(traces "${BACKENDBENCH_TORCHBENCH_TRACES}")
+  if(NOT traces)
+    get_filename_component(traces "${CMAKE_SOURCE_DIR}/../shared/traces/torchbench" ABSOLUTE)
+  endif()
+  if(NOT IS_DIRECTORY "${traces}")
+    message(FATAL_ERROR
+      "TorchBench traces not found at ${traces}.\n"
+      "Get them from the PyTorch repository (benchmarks/dynamo/microbenchmarks/operator_inp_logs: "
+      "hf_train, timm_train, torchbench_train) and pass the folder with "
+      "-DBACKENDBENCH_TORCHBENCH_TRACES=/path/to/operator_inp_logs")
+  endif()
+  set(${out_var} "${traces}" PARENT_SCOPE)
+endfunction()
+
+function(backendbench_add_kernels)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DIRECTORY" "")
+  set(out "${BACKENDBENCH_GENERATED_DIR}/kernels")
+  file(GLOB kernel_folders LIST_DIRECTORIES true CONFIGURE_DEPENDS "${ARG_DIRECTORY}/*")
+  file(GLOB kernel_sources CONFIGURE_DEPENDS "${ARG_DIRECTORY}/*/*.cpp" "${ARG_DIRECTORY}/*/*.cu")
+  set(skip_cuda "")
+  if(NOT BACKENDBENCH_WITH_CUDA)
+    set(skip_cuda --skip-cuda)
+  endif()
+  set(bindings "")
+  set(libraries "")
+  foreach(source IN LISTS kernel_sources)
+    get_filename_component(folder_path "${source}" DIRECTORY)
+    get_filename_component(folder "${folder_path}" NAME)
+    get_filename_component(stem "${source}" NAME_WE)
+    get_filename_component(extension "${source}" LAST_EXT)
+    if(extension STREQUAL ".cu" AND NOT BACKENDBENCH_WITH_CUDA)
+      message(STATUS "backendbench: skipping CUDA kernel ${source} (no CUDA toolchain or CUDA libtorch)")
+      continue()
+    endif()
+    if(extension STREQUAL ".cu")
+      set(binding "${out}/${folder}/${stem}.binding.cu")
+    else()
+      set(binding "${out}/${folder}/${stem}.binding.cpp")
+    endif()
+    list(APPEND bindings "${binding}")
+    # One shared library per variant, symbols hidden: two implementations of one operator may
+    # define the same helpers without clashing; only the binding's entry point is exported.
+    set(target "backendbench_kernel_${stem}")
+    add_library(${target} SHARED "${binding}")
+    target_link_libraries(${target} PRIVATE backendbench::kernel_binding)
+    target_include_directories(${target} PRIVATE "${ARG_DIRECTORY}")
+    set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden
+                                               VISIBILITY_INLINES_HIDDEN ON)
+    list(APPEND libraries ${target})
+  endforeach()
+  add_custom_command(
+    OUTPUT "${out}/generate.stamp"
+    BYPRODUCTS ${bindings}
+    COMMAND backendbench::generator kernels --kernels "${ARG_DIRECTORY}" --output "${out}"
+            --templates "${_backendbench_templates_dir}" ${skip_cuda}
+    COMMAND "${CMAKE_COMMAND}" -E touch "${out}/generate.stamp"
+    DEPENDS backendbench::generator ${_backendbench_templates} ${kernel_folders}
+    COMMENT "Generating kernel bindings for ${ARG_DIRECTORY}"
+    VERBATIM)
+  add_custom_target(backendbench_kernel_bindings DEPENDS "${out}/generate.stamp")
+  foreach(target IN LISTS libraries)
+    add_dependencies(${target} backendbench_kernel_bindings)
+  endforeach()
+  add_library(backendbench_kernels INTERFACE)
+  target_link_libraries(backendbench_kernels INTERFACE ${libraries})
+  add_library(backendbench::kernels ALIAS backendbench_kernels)
+  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_DIRECTORY "${ARG_DIRECTORY}")
+  set_property(GLOBAL PROPERTY BACKENDBENCH_SKIP_CUDA "${skip_cuda}")
+  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNEL_SOURCES "${kernel_folders};${kernel_sources}")
+endfunction()
+
+function(backendbench_add_suite)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;SHARDS;TOPN" "TRACES;OPS")
+  if(NOT ARG_SHARDS)
+    set(ARG_SHARDS 1)
+  endif()
+  set(out "${BACKENDBENCH_GENERATED_DIR}/${ARG_NAME}")
+  set(executable "backendbench_test_${ARG_NAME}")
+  get_property(kernels_dir GLOBAL PROPERTY BACKENDBENCH_KERNELS_DIRECTORY)
+  get_property(skip_cuda GLOBAL PROPERTY BACKENDBENCH_SKIP_CUDA)
+  get_property(kernel_inputs GLOBAL PROPERTY BACKENDBENCH_KERNEL_SOURCES)
+
+  set(trace_files "")
+  foreach(trace IN LISTS ARG_TRACES)
+    if(IS_DIRECTORY "${trace}")
+      file(GLOB_RECURSE found CONFIGURE_DEPENDS "${trace}/*.txt")
+      list(APPEND trace_files ${found})
+    else()
+      list(APPEND trace_files "${trace}")
+    endif()
+  endforeach()
+  set(options "")
+  string(REPLACE "," ";" ops "${ARG_OPS}")
+  if(ops)
+    list(JOIN ops "," ops_text)
+    list(APPEND options --ops "${ops_text}")
+  endif()
+  if(ARG_TOPN)
+    list(APPEND options --top-n "${ARG_TOPN}")
+  endif()
+
+  set(cases "")
+  set(tests "")
+  math(EXPR last "${ARG_SHARDS} - 1")
+  foreach(shard RANGE ${last})
+    list(APPEND cases "${out}/cases_${shard}.cpp")
+    list(APPEND tests "${out}/tests_${shard}.cpp")
+  endforeach()
+  add_custom_command(
+    OUTPUT "${out}/generate.stamp"
+    BYPRODUCTS ${cases} ${tests} "${out}/ctest.cmake"
+    COMMAND backendbench::generator suite --name "${ARG_NAME}" --traces ${ARG_TRACES} --output "${out}"
+            --templates "${_backendbench_templates_dir}" --kernels "${kernels_dir}" ${skip_cuda}
+            --shards "${ARG_SHARDS}" --test-executable "${CMAKE_BINARY_DIR}/${executable}"
+            --results-dir "${BACKENDBENCH_RESULTS_DIR}" --timeout "${BACKENDBENCH_TEST_TIMEOUT}" ${options}
+    COMMAND "${CMAKE_COMMAND}" -E touch "${out}/generate.stamp"
+    DEPENDS backendbench::generator ${_backendbench_templates} ${trace_files} ${kernel_inputs}
+    COMMENT "Generating suite ${ARG_NAME}"
+    VERBATIM)
+  add_custom_target(backendbench_generate_${ARG_NAME} DEPENDS "${out}/generate.stamp")
+
+  # Case tables as an OBJECT library: their static registrars must reach both executables.
+  add_library(backendbench_cases_${ARG_NAME} OBJECT ${cases})
+  target_link_libraries(backendbench_cases_${ARG_NAME} PUBLIC backendbench::harness)
+  add_dependencies(backendbench_cases_${ARG_NAME} backendbench_generate_${ARG_NAME})
+
+  add_executable(${executable} ${tests})
+  target_link_libraries(${executable} PRIVATE backendbench_cases_${ARG_NAME} backendbench::correctness
+                                              backendbench::kernels)
+  set_target_properties(${executable} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")
+
+  set(include_file "${CMAKE_BINARY_DIR}/backendbench_${ARG_NAME}_tests.cmake")
+  file(WRITE "${include_file}"
+       "if(EXISTS \"${out}/ctest.cmake\")\n"
+       "  include(\"${out}/ctest.cmake\")\n"
+       "else()\n"
+       "  add_test(${ARG_NAME}_NOT_BUILT ${ARG_NAME}_NOT_BUILT)\n"
+       "endif()\n")
+  set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
+  set_property(GLOBAL APPEND PROPERTY BACKENDBENCH_SUITE_CASES backendbench_cases_${ARG_NAME})
+endfunction()
+
+function(backendbench_add_bench)
+  get_property(case_libraries GLOBAL PROPERTY BACKENDBENCH_SUITE_CASES)
+  add_executable(bench "${CMAKE_SOURCE_DIR}/build_tests/src/bench_main.cpp")
+  target_link_libraries(bench PRIVATE ${case_libraries} backendbench::harness backendbench::kernels benchmark::benchmark)
+  set_target_properties(bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")
+endfunction()

@@ -1,0 +1,203 @@
+// backendbench-gen: checks trace files, and generates the test suite sources from traces,
+// templates and the kernels folder. Every input problem is one diagnostic line and exit 1;
+// generation writes nothing until all inputs were read without error.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "emit/emitter.h"
+#include "model/model.h"
+#include "parse/parser.h"
+#include "parse/printer.h"
+#include "schema/torch_schema.h"
+
+namespace fs = std::filesystem;
+using namespace backendbench;
+
+namespace {
+
+// Files as given; folders expand to their *.txt files, recursively, sorted.
+std::vector<std::string> expand_trace_paths(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    if (fs::is_directory(path)) {
+      std::vector<std::string> found;
+      for (const auto& entry : fs::recursive_directory_iterator(path)) {
+        if (entry.is_regular_file() && entry.path().extension() == ".txt") found.push_back(entry.path().string());
+      }
+      if (found.empty()) throw DiagnosticError({path, 0, 0, "folder holds no trace files", "*.txt trace files"});
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(path)) {
+      files.push_back(path);
+    } else {
+      throw DiagnosticError({path, 0, 0, "no such file or folder", "a trace file or a folder of trace files"});
+    }
+  }
+  return files;
+}
+
+// Parses every file; prints all diagnostics and returns false if there were any.
+bool parse_all(const std::vector<std::string>& files, std::vector<parse::TraceFile>& traces) {
+  bool clean = true;
+  for (const std::string& file : files) {
+    parse::ParseResult result = parse::parse_trace_file(file);
+    for (const Diagnostic& error : result.errors) std::cerr << error.str() << "\n";
+    clean = clean && result.errors.empty();
+    traces.push_back(std::move(result.trace));
+  }
+  return clean;
+}
+
+int run_check(const std::vector<std::string>& paths) {
+  const std::vector<std::string> files = expand_trace_paths(paths);
+  std::vector<parse::TraceFile> traces;
+  const bool clean = parse_all(files, traces);
+  std::set<std::string> operators;
+  std::set<std::pair<std::string, std::string>> distinct;
+  size_t lines = 0;
+  for (const auto& trace : traces) {
+    for (const auto& section : trace.operators) {
+      operators.insert(section.name);
+      for (const auto& entry : section.cases) {
+        ++lines;
+        distinct.insert({section.name, parse::print(entry.arguments)});
+      }
+    }
+  }
+  std::cout << "checked " << files.size() << " trace files: " << operators.size() << " operators, " << lines
+            << " case lines, " << distinct.size() << " distinct (operator, input) pairs\n";
+  if (!clean) std::cout << "errors found; see above\n";
+  return clean ? 0 : 1;
+}
+
+struct GenerateOptions {
+  std::string output;
+  std::string templates;
+  std::string kernels;
+  bool skip_cuda = false;
+  std::string suite;                // name
+  std::vector<std::string> traces;  // files or folders
+  int shards = 1;
+  std::vector<std::string> ops;
+  int top_n = 0;
+  bool include_synthetic = false;
+  std::string test_executable;
+  std::string results_dir;
+  int timeout = 300;
+};
+
+std::vector<model::KernelVariant> find_kernels(const GenerateOptions& options, const model::SchemaSource& schemas) {
+  if (options.kernels.empty()) return {};
+  std::vector<model::KernelVariant> kernels = model::discover_kernels(options.kernels, schemas);
+  if (options.skip_cuda) {
+    kernels.erase(std::remove_if(kernels.begin(), kernels.end(), [](const model::KernelVariant& kernel) {
+                    if (kernel.is_cuda) std::cout << "skipped (CUDA disabled): " << kernel.path << "\n";
+                    return kernel.is_cuda;
+                  }),
+                  kernels.end());
+  }
+  return kernels;
+}
+
+void report_written(emit::OutputWriter& writer) {
+  const auto removed = writer.remove_stale({"generate.stamp"});
+  std::cout << "wrote " << writer.changed() << " of " << writer.outputs().size() << " generated files in " << writer.root();
+  if (!removed.empty()) std::cout << ", removed " << removed.size() << " stale";
+  std::cout << "\n";
+}
+
+int run_suite(const GenerateOptions& options) {
+  schema::TorchSchemaSource schemas;
+  // Read everything first: an error leaves the build tree as it was.
+  const std::vector<model::KernelVariant> kernels = find_kernels(options, schemas);
+  std::vector<parse::TraceFile> traces;
+  if (!parse_all(expand_trace_paths(options.traces), traces)) return 1;
+  model::SuiteOptions suite_options{options.ops, options.top_n, options.include_synthetic};
+  const model::Suite suite = model::build_suite(options.suite, traces, schemas, suite_options, kernels);
+  for (const std::string& filter : options.ops) {
+    if (std::none_of(suite.operators.begin(), suite.operators.end(),
+                     [&](const model::Operator& op) { return model::matches_filter(op.name, filter); })) {
+      std::cout << "note: --ops '" << filter << "' selects no operator of suite " << suite.name << "\n";
+    }
+  }
+  emit::SuiteOutputOptions output_options;
+  output_options.shards = std::max(1, options.shards);
+  output_options.test_executable = options.test_executable;
+  output_options.results_directory = options.results_dir;
+  output_options.timeout_seconds = options.timeout;
+  emit::OutputWriter writer(options.output);
+  emit::Emitter(options.templates).emit_suite(suite, output_options, writer);
+  size_t cases = 0;
+  for (const auto& op : suite.operators) cases += op.cases.size();
+  std::cout << "suite " << suite.name << ": " << suite.operators.size() << " operators, " << cases << " cases, "
+            << suite.exclusions.size() << " excluded, from " << suite.sources.size() << " trace files\n";
+  for (const auto& exclusion : suite.exclusions) {
+    std::cout << "  excluded " << exclusion.op << " " << exclusion.arguments << " (" << exclusion.location
+              << "): " << exclusion.reason << "\n";
+  }
+  report_written(writer);
+  return 0;
+}
+
+int run_kernels(const GenerateOptions& options) {
+  schema::TorchSchemaSource schemas;
+  const std::vector<model::KernelVariant> kernels = find_kernels(options, schemas);
+  emit::OutputWriter writer(options.output);
+  emit::Emitter emitter(options.templates);
+  for (const model::KernelVariant& kernel : kernels) {
+    emitter.emit_kernel_binding(kernel, *schemas.find(kernel.op), writer);
+    std::cout << "kernel " << kernel.op.display() << " " << kernel.name() << ": " << kernel.path << "\n";
+  }
+  report_written(writer);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"backendbench-gen: turns operator traces into GoogleTest and Google Benchmark sources"};
+  app.require_subcommand(1);
+
+  std::vector<std::string> check_paths;
+  auto* check = app.add_subcommand("check", "parse trace files and folders; print counts or errors");
+  check->add_option("paths", check_paths, "trace files or folders of *.txt traces")->required();
+
+  GenerateOptions options;
+  auto* suite = app.add_subcommand("suite", "write one suite's case tables, tests and CTest entries");
+  suite->add_option("--name", options.suite, "suite name, e.g. smoke")->required();
+  suite->add_option("--traces", options.traces, "trace files or folders of *.txt traces")->required();
+  suite->add_option("--output", options.output, "folder for the suite's generated files")->required();
+  suite->add_option("--templates", options.templates, "the templates/ folder")->required();
+  suite->add_option("--kernels", options.kernels, "the generated_kernels/ folder");
+  suite->add_flag("--skip-cuda", options.skip_cuda, "leave out .cu kernels (no CUDA toolchain)");
+  suite->add_option("--shards", options.shards, "split the sources into N files (parallel builds)");
+  suite->add_option("--ops", options.ops,
+                    "operators: exact overloads (add.Tensor) or base names (add = every add.* overload)")
+      ->delimiter(',');
+  suite->add_option("--top-n", options.top_n, "keep the N largest inputs per operator (0: all)");
+  suite->add_flag("--include-synthetic", options.include_synthetic, "include cnt: 0 inputs");
+  suite->add_option("--test-executable", options.test_executable, "the suite's test executable")->required();
+  suite->add_option("--results-dir", options.results_dir, "where tests write gtest XML")->required();
+  suite->add_option("--timeout", options.timeout, "CTest timeout per entry, seconds");
+
+  auto* kernels = app.add_subcommand("kernels", "write one binding per kernel in the kernels folder");
+  kernels->add_option("--kernels", options.kernels, "the generated_kernels/ folder")->required();
+  kernels->add_option("--output", options.output, "folder for the bindings")->required();
+  kernels->add_option("--templates", options.templates, "the templates/ folder")->required();
+  kernels->add_flag("--skip-cuda", options.skip_cuda, "leave out .cu kernels (no CUDA toolchain)");
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (check->parsed()) return run_check(check_paths);
+    if (suite->parsed()) return run_suite(options);
+    return run_kernels(options);
+  } catch (const DiagnosticError& error) {
+    std::cerr << error.what() << "\n";
+    return 1;
+  }
+}

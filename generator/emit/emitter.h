@@ -1,0 +1,47 @@
+// Renders the model into the build tree through templates/: per suite, case tables and
+// GoogleTest sources in fixed shards (so CMake knows every output before generation) and a
+// CTest include file; per kernel variant, a binding translation unit.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "emit/template.h"
+#include "emit/writer.h"
+#include "model/model.h"
+
+namespace backendbench::emit {
+
+struct SuiteOutputOptions {
+  int shards = 1;
+  std::string test_executable;  // absolute path of the suite's gtest executable
+  std::string results_directory;  // gtest XML per CTest entry goes here
+  int timeout_seconds = 300;
+};
+
+class Emitter {
+ public:
+  explicit Emitter(std::string templates_directory);
+
+  // Into a writer rooted at the suite's folder: cases_<k>.cpp, tests_<k>.cpp for k < shards,
+  // and ctest.cmake.
+  void emit_suite(const model::Suite& suite, const SuiteOutputOptions& options, OutputWriter& writer) const;
+  // Into a writer rooted at the kernels folder: <folder>/<stem>.binding.cpp (.cu for CUDA).
+  void emit_kernel_binding(const model::KernelVariant& kernel, const model::Schema& schema, OutputWriter& writer) const;
+
+  static std::string suite_cases_file(int shard);
+  static std::string suite_tests_file(int shard);
+  static std::string suite_ctest_file();
+  static std::string kernel_binding_file(const model::KernelVariant& kernel);
+
+ private:
+  std::string render(const std::string& template_name, TemplateEnvironment environment) const;
+  std::string banner(const std::string& template_name, const std::string& source) const;
+
+  std::string templates_directory_;
+};
+
+// A C++ string literal holding `text`.
+std::string cpp_string_literal(const std::string& text);
+
+}  // namespace backendbench::emit

@@ -1,0 +1,218 @@
+// Building suites from traces, and finding kernels on disk.
+#include "model/model.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "parse/diagnostic.h"
+#include "parse/printer.h"
+
+namespace backendbench::model {
+namespace fs = std::filesystem;
+namespace {
+
+void visit_tensors(const parse::Value& value, const std::function<void(const parse::TensorValue&)>& visit) {
+  if (const auto* tensor = value.as<parse::TensorValue>()) visit(*tensor);
+  if (const auto* sequence = value.as<parse::SequenceValue>()) {
+    for (const auto& item : sequence->items) visit_tensors(item, visit);
+  }
+}
+
+void visit_tensors(const parse::Arguments& arguments, const std::function<void(const parse::TensorValue&)>& visit) {
+  for (const auto& value : arguments.positional) visit_tensors(value, visit);
+  for (const auto& [unused, value] : arguments.keywords) visit_tensors(value, visit);
+}
+
+}  // namespace
+
+std::string KernelVariant::binding_symbol() const { return "backendbench_kernel_" + op.folder() + "_" + name(); }
+
+std::string tensor_summary(const parse::Arguments& arguments) {
+  std::string summary;
+  visit_tensors(arguments, [&](const parse::TensorValue& tensor) {
+    if (!summary.empty()) summary += "_";
+    summary += tensor.dtype + "_";
+    if (tensor.shape.empty()) summary += "0d";
+    for (size_t i = 0; i < tensor.shape.size(); ++i) summary += (i > 0 ? "x" : "") + std::to_string(tensor.shape[i]);
+  });
+  return summary;
+}
+
+int64_t input_elements(const parse::Arguments& arguments) {
+  int64_t total = 0;
+  visit_tensors(arguments, [&](const parse::TensorValue& tensor) {
+    int64_t elements = 1;
+    for (int64_t size : tensor.shape) elements *= size;
+    total += elements;
+  });
+  return total;
+}
+
+bool matches_filter(const OperatorName& op, const std::string& filter) {
+  std::string text = filter.rfind(op.space + ".", 0) == 0 ? filter.substr(op.space.size() + 1) : filter;
+  if (text.find('.') == std::string::npos) return op.base == text;
+  return op.display() == text;
+}
+
+Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& traces, const SchemaSource& schemas,
+                  const SuiteOptions& options, const std::vector<KernelVariant>& kernels) {
+  Suite suite;
+  suite.name = name;
+  std::map<std::string, Operator> operators;            // by trace name: sorted, deterministic
+  std::map<std::string, std::map<std::string, size_t>> case_index;  // op → arguments → index
+  std::set<std::string> unbindable;
+  for (const parse::TraceFile& trace : traces) {
+    suite.sources.push_back(trace.path);
+    for (const parse::OperatorSection& section : trace.operators) {
+      const std::string trace_name = resolve_trace_alias(section.name);
+      std::optional<OperatorName> op = OperatorName::from_trace(trace_name);
+      if (!op) {
+        throw DiagnosticError({trace.path, section.line, 11, "malformed operator name '" + section.name + "'",
+                               "namespace.name.overload, as in aten.add.Tensor"});
+      }
+      if (!options.op_filters.empty() &&
+          std::none_of(options.op_filters.begin(), options.op_filters.end(),
+                       [&](const std::string& filter) { return matches_filter(*op, filter); })) {
+        continue;
+      }
+      auto found = operators.find(trace_name);
+      if (found == operators.end() && !unbindable.count(trace_name)) {
+        std::optional<Schema> schema = schemas.find(*op);
+        if (!schema) {
+          throw DiagnosticError({trace.path, section.line, 11, "unknown operator '" + section.name + "'",
+                                 "an operator of the installed libtorch, as in aten.add.Tensor"});
+        }
+        Operator entry{*op, *schema, kernel_signature(*schema), {}, {}};
+        if (!entry.signature.unsupported.empty()) {
+          unbindable.insert(trace_name);
+        } else {
+          for (const KernelVariant& kernel : kernels) {
+            if (kernel.op == *op) entry.variants.push_back(kernel);
+          }
+          found = operators.emplace(trace_name, std::move(entry)).first;
+        }
+      }
+      for (const parse::CaseLine& line : section.cases) {
+        const std::string arguments = parse::print(line.arguments);
+        const std::string location = trace.path + ":" + std::to_string(line.line);
+        if (unbindable.count(trace_name)) {
+          const KernelSignature signature = kernel_signature(*schemas.find(*op));
+          suite.exclusions.push_back({trace_name, arguments, location, "schema not bindable: " + signature.unsupported});
+          continue;
+        }
+        Operator& entry = found->second;
+        auto& index = case_index[trace_name];
+        if (auto existing = index.find(arguments); existing != index.end()) {
+          Case& known = entry.cases[existing->second];
+          known.count += line.count;
+          known.synthetic = known.synthetic && line.count == 0;
+          continue;
+        }
+        Case entry_case;
+        entry_case.name = case_name(tensor_summary(line.arguments), arguments);
+        entry_case.arguments = arguments;
+        entry_case.file = trace.path;
+        entry_case.line = line.line;
+        entry_case.count = line.count;
+        entry_case.synthetic = line.count == 0;
+        entry_case.seed = stable_hash(trace_name + " " + arguments);
+        entry_case.input_elements = input_elements(line.arguments);
+        index.emplace(arguments, entry.cases.size());
+        entry.cases.push_back(std::move(entry_case));
+      }
+    }
+  }
+  for (auto& [trace_name, entry] : operators) {
+    std::vector<Case> kept;
+    for (Case& entry_case : entry.cases) {
+      if (entry_case.synthetic && !options.include_synthetic) {
+        suite.exclusions.push_back({trace_name, entry_case.arguments, entry_case.file + ":" + std::to_string(entry_case.line),
+                                    "synthetic input (cnt: 0); include with the synthetic-inputs option"});
+      } else {
+        kept.push_back(std::move(entry_case));
+      }
+    }
+    if (options.top_n > 0 && kept.size() > static_cast<size_t>(options.top_n)) {
+      std::vector<size_t> order(kept.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](size_t a, size_t b) { return kept[a].input_elements > kept[b].input_elements; });
+      order.resize(options.top_n);
+      std::sort(order.begin(), order.end());  // keep trace order among the chosen
+      std::vector<Case> top;
+      for (size_t i : order) top.push_back(std::move(kept[i]));
+      kept = std::move(top);
+    }
+    // Hash collisions of the 32-bit suffix are possible in principle: disambiguate, never merge.
+    std::map<std::string, int> seen;
+    for (Case& entry_case : kept) {
+      if (int& uses = seen[entry_case.name]; uses++ > 0) entry_case.name += "_" + std::to_string(uses);
+    }
+    entry.cases = std::move(kept);
+    if (!entry.cases.empty()) suite.operators.push_back(std::move(entry));
+  }
+  return suite;
+}
+
+std::vector<KernelVariant> discover_kernels(const std::string& directory, const SchemaSource& schemas) {
+  std::vector<KernelVariant> kernels;
+  if (!fs::is_directory(directory)) {
+    throw DiagnosticError({directory, 0, 0, "kernel directory not found", "a folder with one sub-folder per operator"});
+  }
+  std::vector<fs::path> folders;
+  for (const auto& entry : fs::directory_iterator(directory)) {
+    if (entry.is_directory() && entry.path().filename().string()[0] != '.') folders.push_back(entry.path());
+  }
+  std::sort(folders.begin(), folders.end());
+  std::map<std::string, std::string> folder_of_op;
+  for (const fs::path& folder_path : folders) {
+    const std::string folder = folder_path.filename().string();
+    const std::string where = folder_path.string();
+    std::optional<OperatorName> op = OperatorName::from_folder(folder);
+    std::optional<Schema> schema = op ? schemas.find(*op) : std::nullopt;
+    if (!schema) {
+      throw DiagnosticError({where, 0, 0, "folder '" + folder + "' names no ATen operator" +
+                                              (op ? " (read as " + op->display() + ")" : ""),
+                             "an overload with '.' written '__' (add__Tensor, relu__default) or a base name "
+                             "with a default overload (relu)"});
+    }
+    if (auto [existing, inserted] = folder_of_op.emplace(op->display(), folder); !inserted) {
+      throw DiagnosticError({where, 0, 0, "folders '" + existing->second + "' and '" + folder + "' both name " + op->display(),
+                             "one folder per operator"});
+    }
+    const KernelSignature signature = kernel_signature(*schema);
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(folder_path)) {
+      const std::string extension = entry.path().extension().string();
+      if (entry.is_regular_file() && (extension == ".cpp" || extension == ".cu")) files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    const std::string expected_file = implementation_stem(folder, 1) + ".cpp (or .cu) defining " +
+                                      (signature.unsupported.empty() ? signature.declaration(kernel_function(folder))
+                                                                     : kernel_function(folder));
+    if (files.empty()) throw DiagnosticError({where, 0, 0, "no kernel file in the folder", expected_file});
+    if (!signature.unsupported.empty()) {
+      throw DiagnosticError({where, 0, 0, "kernels for " + op->display() + " cannot be bound: " + signature.unsupported,
+                             "an operator whose argument and return types the harness supports"});
+    }
+    std::set<int> numbers;
+    for (const fs::path& file : files) {
+      std::optional<int> number = implementation_number(folder, file.stem().string());
+      if (!number) {
+        throw DiagnosticError({file.string(), 0, 0, "kernel file name does not follow the kernel contract",
+                               implementation_stem(folder, 1) + file.extension().string() + " (any <N> from 1)"});
+      }
+      if (!numbers.insert(*number).second) {
+        throw DiagnosticError({file.string(), 0, 0, "a second kernel file numbered " + std::to_string(*number),
+                               "one file per implementation number (a .cpp or a .cu)"});
+      }
+      kernels.push_back({*op, folder, *number, fs::absolute(file).lexically_normal().string(), file.extension() == ".cu"});
+    }
+  }
+  return kernels;
+}
+
+}  // namespace backendbench::model

@@ -1,0 +1,86 @@
+// The immutable model the emitter renders: suites of operators of de-duplicated cases, the
+// exclusions (as data, each with its reason) and the kernel variants found on disk.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/naming.h"
+#include "model/schema.h"
+#include "parse/syntax.h"
+
+namespace backendbench::model {
+
+struct Case {
+  std::string name;       // content-derived, unique within its operator
+  std::string arguments;  // canonical argument text, as the trace printer writes it
+  std::string file;       // first place the input occurs
+  int line = 0;
+  int64_t count = 0;      // summed over duplicates
+  bool synthetic = false; // every occurrence had cnt: 0
+  uint64_t seed = 0;      // derived from operator and arguments: same input, same values
+  int64_t input_elements = 0;  // total elements of tensor arguments (top-N ordering)
+};
+
+struct KernelVariant {
+  OperatorName op;
+  std::string folder;  // as on disk: relu or relu__default
+  int number = 0;      // _implementation_<N>
+  std::string path;    // the kernel source file
+  bool is_cuda = false;
+
+  std::string name() const { return variant_name(number); }
+  std::string function() const { return kernel_function(folder); }
+  // Exported by the variant's binding: backendbench_kernel_<op folder>_impl<N>.
+  std::string binding_symbol() const;
+};
+
+struct Operator {
+  OperatorName name;
+  Schema schema;
+  KernelSignature signature;
+  std::vector<Case> cases;
+  std::vector<KernelVariant> variants;  // directory kernels for this operator
+};
+
+struct Exclusion {
+  std::string op;
+  std::string arguments;
+  std::string location;  // file:line
+  std::string reason;
+};
+
+struct Suite {
+  std::string name;
+  std::vector<std::string> sources;  // trace files it was built from
+  std::vector<Operator> operators;   // sorted by trace name
+  std::vector<Exclusion> exclusions;
+};
+
+struct SuiteOptions {
+  // Exact overloads (add.Tensor, aten.add.Tensor) or base names (add: every overload whose
+  // base is exactly add, so relu never selects leaky_relu). Empty: all operators.
+  std::vector<std::string> op_filters;
+  int top_n = 0;                   // >0: keep the N inputs with most elements per operator
+  bool include_synthetic = false;  // cnt: 0 lines
+};
+
+bool matches_filter(const OperatorName& op, const std::string& filter);
+
+// Builds a suite from parsed traces. Unknown operators throw DiagnosticError at their
+// `Operator:` line; operators whose schema the harness cannot bind become exclusions.
+Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& traces,
+                  const SchemaSource& schemas, const SuiteOptions& options,
+                  const std::vector<KernelVariant>& kernels);
+
+// Finds kernels per the kernel contract. Throws DiagnosticError (with the folder or file as
+// location) for a folder naming no operator, a folder without kernel files, a kernel file
+// whose name breaks the contract, or two folders naming one operator.
+std::vector<KernelVariant> discover_kernels(const std::string& directory, const SchemaSource& schemas);
+
+// dtype/shape summary of the tensors in a case, e.g. f16_2x3_f16_3 (0-dim: f32_0d).
+std::string tensor_summary(const parse::Arguments& arguments);
+int64_t input_elements(const parse::Arguments& arguments);
+
+}  // namespace backendbench::model

@@ -1,0 +1,60 @@
+// The one owner of naming: operator ↔ kernel folder ↔ C++ identifier ↔ test, CTest and
+// benchmark names. Every other module asks here; nothing else builds these strings.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace backendbench::model {
+
+struct OperatorName {
+  std::string space = "aten";  // namespace
+  std::string base;            // add, add_, relu
+  std::string overload;        // Tensor, out, default
+
+  // "aten.add.Tensor" (trace spelling); a missing overload means "default".
+  static std::optional<OperatorName> from_trace(const std::string& text);
+  // "add.Tensor", "aten.add.Tensor" or a bare base name "add" (bare: see default_overload).
+  static std::optional<OperatorName> from_user(const std::string& text);
+  // Folder per the kernel contract: "add__Tensor" → add.Tensor, "add___Tensor" → add_.Tensor
+  // (decoded right to left), a bare base name "relu" → its default overload.
+  static std::optional<OperatorName> from_folder(const std::string& folder);
+
+  std::string trace_name() const;   // aten.add.Tensor
+  std::string schema_name() const;  // aten::add  (overload separate, "" for default)
+  std::string schema_overload() const;
+  std::string display() const;      // add.Tensor — CTest and benchmark names
+  std::string folder() const;       // add__Tensor — also the C++ identifier and gtest suite
+  bool operator==(const OperatorName& other) const;
+  bool operator<(const OperatorName& other) const;
+};
+
+// The overload a bare folder or filter name means: add/mul/div/sub → Tensor, else default.
+std::string default_overload(const std::string& base);
+
+// Trace names kept for compatibility with older tracers: aten.sum.SymInt → aten.sum.dim_IntList.
+std::string resolve_trace_alias(const std::string& trace_name);
+
+// `<folder>_kernel_impl`: the function a kernel file in that folder defines.
+std::string kernel_function(const std::string& folder);
+// `<folder>_implementation_<N>` file stem; `variant` parses one back (nullopt: not a kernel file).
+std::string implementation_stem(const std::string& folder, int number);
+std::optional<int> implementation_number(const std::string& folder, const std::string& file_stem);
+
+// Backends: "aten" or "impl<N>" for a directory kernel variant.
+std::string variant_name(int implementation_number);
+
+std::string ctest_name(const std::string& suite, const OperatorName& op, const std::string& backend);
+std::string benchmark_name(const std::string& suite, const OperatorName& op,
+                           const std::string& case_name, const std::string& backend);
+// gtest: <suite>/<folder>.<backend>/<case>
+std::string gtest_filter(const std::string& suite, const OperatorName& op, const std::string& backend);
+
+// Case names: [A-Za-z0-9_], content-derived: a dtype/shape summary and a stable hash of
+// the canonical argument text.
+std::string case_name(const std::string& tensor_summary, const std::string& canonical_arguments);
+uint64_t stable_hash(const std::string& text);  // FNV-1a 64
+bool is_identifier(const std::string& text);
+
+}  // namespace backendbench::model

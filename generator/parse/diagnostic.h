@@ -1,0 +1,29 @@
+// The one diagnostic format of the project: `file:line:col: error: what; expected what`.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace backendbench {
+
+struct Diagnostic {
+  std::string file;
+  int line = 0;    // 0: the diagnostic is about the whole file or folder
+  int column = 0;  // 0: the diagnostic is about the whole line
+  std::string problem;
+  std::string expected;  // may be empty
+
+  std::string str() const;
+};
+
+// Thrown by every stage for input it cannot accept; `what()` is the formatted diagnostic.
+class DiagnosticError : public std::runtime_error {
+ public:
+  explicit DiagnosticError(Diagnostic diagnostic);
+  const Diagnostic& diagnostic() const { return diagnostic_; }
+
+ private:
+  Diagnostic diagnostic_;
+};
+
+}  // namespace backendbench

@@ -1,0 +1,467 @@
+// Recursive-descent parser of trace lines. The grammar is Python-literal syntax restricted
+// to what traces contain; every rejection names the column and what would have been valid.
+#include "parse/parser.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace backendbench::parse {
+namespace {
+
+const char* const kValueExpected =
+    "a value: T(...), a number, a list, a tuple, a string, True, False, None, inf, nan, "
+    "a dtype (f16, f32, ...) or torch.<constant>";
+
+bool is_identifier_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+class LineParser {
+ public:
+  LineParser(std::string_view text, const std::string& file, int line, int first_column)
+      : text_(text), file_(file), line_(line), first_column_(first_column) {}
+
+  Arguments parse_arguments() {
+    skip_spaces();
+    expect('(', "'(' opening the (arguments, keywords) pair");
+    Value positional = parse_value();
+    const auto* tuple = positional.as<SequenceValue>();
+    if (tuple == nullptr || tuple->kind != SequenceValue::Kind::kTuple) {
+      fail_at(positional.column, "positional arguments are not a tuple", "a tuple such as (T([2], f32),)");
+    }
+    Arguments arguments;
+    arguments.positional = tuple->items;
+    skip_spaces();
+    expect(',', "',' between the positional tuple and the keyword dict");
+    skip_spaces();
+    arguments.keywords = parse_keywords();
+    skip_spaces();
+    if (peek() == ',') advance();
+    skip_spaces();
+    expect(')', "')' closing the (arguments, keywords) pair");
+    skip_spaces();
+    if (!at_end()) fail("unexpected text after the arguments", "the end of the line");
+    return arguments;
+  }
+
+ private:
+  // --- cursor -------------------------------------------------------------------------
+  bool at_end() const { return pos_ >= text_.size(); }
+  char peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
+  void advance(size_t n = 1) { pos_ += n; }
+  int column() const { return first_column_ + static_cast<int>(pos_); }
+  void skip_spaces() {
+    while (!at_end() && (peek() == ' ' || peek() == '\t')) advance();
+  }
+  bool consume(std::string_view token) {
+    if (text_.substr(pos_, token.size()) != token) return false;
+    advance(token.size());
+    return true;
+  }
+  std::string describe_here() const {
+    if (at_end()) return "end of line";
+    std::string found(1, peek());
+    return "'" + found + "'";
+  }
+
+  [[noreturn]] void fail_at(int column, std::string problem, std::string expected) const {
+    throw DiagnosticError({file_, line_, column, std::move(problem), std::move(expected)});
+  }
+  [[noreturn]] void fail(std::string problem, std::string expected) const {
+    fail_at(column(), std::move(problem), std::move(expected));
+  }
+  void expect(char c, const char* expected) {
+    if (peek() != c) fail("unexpected " + describe_here(), expected);
+    advance();
+  }
+
+  // --- values -------------------------------------------------------------------------
+  Value parse_value() {
+    skip_spaces();
+    Value value;
+    value.column = column();
+    const char c = peek();
+    if (c == 'T' && peek(1) == '(') {
+      value.node = parse_tensor();
+    } else if (c == '[' || c == '(') {
+      value.node = parse_sequence();
+    } else if (c == '\'' || c == '"') {
+      value.node = parse_quoted_value();
+    } else if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.') {
+      value.node = parse_number_or_infinity();
+    } else if (is_identifier_start(c)) {
+      value.node = parse_name();
+    } else {
+      fail("unexpected " + describe_here(), kValueExpected);
+    }
+    return value;
+  }
+
+  std::string parse_identifier() {
+    const size_t start = pos_;
+    while (!at_end() && is_identifier_char(peek())) advance();
+    return std::string(text_.substr(start, pos_ - start));
+  }
+
+  decltype(Value::node) parse_name() {
+    const int start_column = column();
+    std::string name = parse_identifier();
+    if (name == "True") return BoolValue{true};
+    if (name == "False") return BoolValue{false};
+    if (name == "None") return NoneValue{};
+    if (name == "inf") return FloatValue{std::numeric_limits<double>::infinity()};
+    if (name == "nan") return FloatValue{std::numeric_limits<double>::quiet_NaN()};
+    if (is_dtype_abbreviation(name)) return DtypeValue{name};
+    if (name == "torch" && peek() == '.') {
+      advance();
+      const int constant_column = column();
+      std::string constant = parse_identifier();
+      if (constant == "device" && peek() == '(') return parse_device_call();
+      if (!is_torch_constant(constant)) {
+        fail_at(constant_column, "unknown constant 'torch." + constant + "'",
+                "a torch dtype (torch.float16, ...), layout (torch.strided, ...) or memory "
+                "format (torch.channels_last, ...)");
+      }
+      return TorchConstantValue{constant};
+    }
+    fail_at(start_column, "unknown name '" + name + "'", kValueExpected);
+  }
+
+  // torch.device('cpu'), after `torch.device`.
+  DeviceValue parse_device_call() {
+    expect('(', "'(' after torch.device");
+    skip_spaces();
+    if (peek() != '\'' && peek() != '"') fail("unexpected " + describe_here(), "a quoted device such as 'cpu' or 'cuda:0'");
+    std::string spec = parse_string_literal();
+    skip_spaces();
+    expect(')', "')' closing torch.device(...)");
+    return DeviceValue{spec};
+  }
+
+  std::string parse_string_literal() {
+    const char quote = peek();
+    advance();
+    std::string value;
+    while (!at_end() && peek() != quote) {
+      if (peek() == '\\') {
+        advance();
+        if (at_end()) break;
+      }
+      value += peek();
+      advance();
+    }
+    if (at_end()) fail("unterminated string", std::string("a closing ") + quote);
+    advance();
+    return value;
+  }
+
+  // Strings; quoted dtype abbreviations ('f16') and quoted devices ("torch.device('cpu')")
+  // mean the dtype or device, as in BackendBench's reader.
+  decltype(Value::node) parse_quoted_value() {
+    std::string value = parse_string_literal();
+    if (is_dtype_abbreviation(value)) return DtypeValue{value};
+    const std::string prefix = "torch.device(";
+    if (value.rfind(prefix, 0) == 0 && value.size() > prefix.size() + 3 && value.back() == ')') {
+      std::string inner = value.substr(prefix.size(), value.size() - prefix.size() - 1);
+      if (inner.size() >= 2 && (inner.front() == '\'' || inner.front() == '"') && inner.back() == inner.front()) {
+        return DeviceValue{inner.substr(1, inner.size() - 2)};
+      }
+    }
+    return StringValue{value};
+  }
+
+  decltype(Value::node) parse_number_or_infinity() {
+    const int start_column = column();
+    const size_t start = pos_;
+    if (peek() == '-' || peek() == '+') advance();
+    if (text_.substr(pos_, 3) == "inf" && !is_identifier_char(peek(3))) {
+      const bool negative = text_[start] == '-';
+      advance(3);
+      const double inf = std::numeric_limits<double>::infinity();
+      return FloatValue{negative ? -inf : inf};
+    }
+    bool is_float = false;
+    size_t digits = 0;
+    while (std::isdigit(static_cast<unsigned char>(peek()))) { advance(); ++digits; }
+    if (peek() == '.') {
+      is_float = true;
+      advance();
+      while (std::isdigit(static_cast<unsigned char>(peek()))) { advance(); ++digits; }
+    }
+    if (digits == 0) fail_at(start_column, "malformed number", "digits, as in 3, -1, 0.5 or 1e-05");
+    if (peek() == 'e' || peek() == 'E') {
+      is_float = true;
+      advance();
+      if (peek() == '-' || peek() == '+') advance();
+      if (!std::isdigit(static_cast<unsigned char>(peek()))) fail("malformed exponent", "digits after 'e', as in 1e-05");
+      while (std::isdigit(static_cast<unsigned char>(peek()))) advance();
+    }
+    if (is_identifier_char(peek())) fail("unexpected " + describe_here() + " in a number", "a separator after the number");
+    const std::string literal(text_.substr(start, pos_ - start));
+    errno = 0;
+    if (is_float) {
+      const double value = std::strtod(literal.c_str(), nullptr);
+      return FloatValue{value};
+    }
+    const long long value = std::strtoll(literal.c_str(), nullptr, 10);
+    if (errno == ERANGE) fail_at(start_column, "integer " + literal + " does not fit in 64 bits", "a 64-bit integer");
+    return IntValue{value};
+  }
+
+  SequenceValue parse_sequence() {
+    SequenceValue sequence;
+    const int open_column = column();
+    const char open = peek();
+    const char close = open == '[' ? ']' : ')';
+    sequence.kind = open == '[' ? SequenceValue::Kind::kList : SequenceValue::Kind::kTuple;
+    advance();
+    bool trailing_comma = false;
+    skip_spaces();
+    while (peek() != close) {
+      if (at_end()) fail("unterminated " + std::string(open == '[' ? "list" : "tuple"), std::string("'") + close + "'");
+      sequence.items.push_back(parse_value());
+      skip_spaces();
+      trailing_comma = false;
+      if (peek() == ',') {
+        advance();
+        trailing_comma = true;
+        skip_spaces();
+      } else if (peek() != close) {
+        fail("unexpected " + describe_here(), std::string("',' or '") + close + "'");
+      }
+    }
+    advance();
+    if (sequence.kind == SequenceValue::Kind::kTuple && sequence.items.size() == 1 && !trailing_comma) {
+      fail_at(open_column, "parenthesised value is not a tuple", "a trailing comma for a one-element tuple, as in (x,)");
+    }
+    return sequence;
+  }
+
+  std::vector<int64_t> parse_int_sequence(const char* what) {
+    const int start_column = column();
+    Value value = parse_value();
+    const auto* sequence = value.as<SequenceValue>();
+    if (sequence == nullptr) fail_at(start_column, std::string("malformed ") + what, std::string("a ") + what + " list such as [2, 3]");
+    std::vector<int64_t> numbers;
+    for (const Value& item : sequence->items) {
+      const auto* number = item.as<IntValue>();
+      if (number == nullptr) fail_at(item.column, std::string("non-integer in ") + what, "an integer");
+      numbers.push_back(number->value);
+    }
+    return numbers;
+  }
+
+  std::string parse_dtype() {
+    skip_spaces();
+    const int start_column = column();
+    std::string name;
+    if (peek() == '\'' || peek() == '"') {
+      name = parse_string_literal();
+    } else {
+      name = parse_identifier();
+    }
+    if (!is_dtype_abbreviation(name)) {
+      std::string all;
+      for (const auto& abbreviation : dtype_abbreviations()) all += (all.empty() ? "" : " ") + abbreviation;
+      fail_at(start_column, "unknown dtype '" + name + "'", "one of " + all);
+    }
+    return name;
+  }
+
+  std::optional<std::string> parse_device_argument() {
+    Value value = parse_value();
+    if (value.as<NoneValue>()) return std::nullopt;
+    if (const auto* text = value.as<StringValue>()) return text->value;
+    if (const auto* device = value.as<DeviceValue>()) return device->spec;
+    fail_at(value.column, "malformed tensor device", "a device string such as 'cpu' or None");
+  }
+
+  std::optional<std::vector<int64_t>> parse_stride_argument() {
+    skip_spaces();
+    if (consume("None")) return std::nullopt;
+    return parse_int_sequence("stride");
+  }
+
+  TensorValue parse_tensor() {
+    advance(2);  // T(
+    TensorValue tensor;
+    skip_spaces();
+    tensor.shape = parse_int_sequence("shape");
+    skip_spaces();
+    expect(',', "',' and a dtype after the shape");
+    tensor.dtype = parse_dtype();
+    int positional_index = 0;  // 0: stride next, 1: device next
+    for (;;) {
+      skip_spaces();
+      if (peek() == ')') break;
+      expect(',', "',' or ')' in T(...)");
+      skip_spaces();
+      if (peek() == ')') break;
+      if (consume("stride=")) {
+        tensor.stride = parse_stride_argument();
+        positional_index = 2;
+      } else if (consume("device=")) {
+        tensor.device = parse_device_argument();
+        positional_index = 2;
+      } else if (positional_index == 0) {
+        tensor.stride = parse_stride_argument();
+        positional_index = 1;
+      } else if (positional_index == 1) {
+        tensor.device = parse_device_argument();
+        positional_index = 2;
+      } else {
+        fail("unexpected " + describe_here() + " in T(...)", "T([shape], dtype[, stride][, device])");
+      }
+    }
+    advance();
+    if (tensor.stride && tensor.stride->size() != tensor.shape.size()) {
+      fail("stride has " + std::to_string(tensor.stride->size()) + " entries but the shape has " +
+               std::to_string(tensor.shape.size()),
+           "one stride per dimension");
+    }
+    for (int64_t size : tensor.shape) {
+      if (size < 0) fail("negative size in tensor shape", "sizes >= 0");
+    }
+    return tensor;
+  }
+
+  std::vector<std::pair<std::string, Value>> parse_keywords() {
+    expect('{', "'{' opening the keyword arguments");
+    std::vector<std::pair<std::string, Value>> keywords;
+    skip_spaces();
+    while (peek() != '}') {
+      if (peek() != '\'' && peek() != '"') fail("unexpected " + describe_here(), "a quoted keyword name or '}'");
+      const int key_column = column();
+      std::string key = parse_string_literal();
+      for (const auto& [existing, unused] : keywords) {
+        if (existing == key) fail_at(key_column, "keyword '" + key + "' given twice", "each keyword once");
+      }
+      skip_spaces();
+      expect(':', "':' after the keyword name");
+      keywords.emplace_back(std::move(key), parse_value());
+      skip_spaces();
+      if (peek() == ',') {
+        advance();
+        skip_spaces();
+      } else if (peek() != '}') {
+        fail("unexpected " + describe_here(), "',' or '}'");
+      }
+    }
+    advance();
+    return keywords;
+  }
+
+  std::string_view text_;
+  const std::string& file_;
+  int line_;
+  int first_column_;
+  size_t pos_ = 0;
+};
+
+bool is_operator_name(std::string_view name) {
+  // namespace.name[.overload], each part an identifier
+  int parts = 0;
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t dot = name.find('.', start);
+    std::string_view part = name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (part.empty() || !is_identifier_start(part[0])) return false;
+    for (char c : part) {
+      if (!is_identifier_char(c)) return false;
+    }
+    ++parts;
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return parts == 2 || parts == 3;
+}
+
+}  // namespace
+
+Arguments parse_arguments(std::string_view text, const std::string& file, int line, int first_column) {
+  return LineParser(text, file, line, first_column).parse_arguments();
+}
+
+ParseResult parse_trace(std::string_view text, const std::string& path) {
+  ParseResult result;
+  result.trace.path = path;
+  OperatorSection* current = nullptr;
+  bool in_malformed_section = false;  // its operator line already has a diagnostic
+  int line_number = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank
+    if (line[0] == '#') continue;                                           // comment
+    const std::string_view operator_prefix = "Operator: ";
+    const std::string_view count_prefix = "cnt: ";
+    try {
+      if (line.substr(0, operator_prefix.size()) == operator_prefix) {
+        std::string_view name = line.substr(operator_prefix.size());
+        if (!is_operator_name(name)) {
+          current = nullptr;
+          in_malformed_section = true;
+          throw DiagnosticError({path, line_number, static_cast<int>(operator_prefix.size()) + 1,
+                                 "malformed operator name '" + std::string(name) + "'",
+                                 "namespace.name.overload, as in aten.add.Tensor"});
+        }
+        in_malformed_section = false;
+        result.trace.operators.push_back({std::string(name), line_number, {}});
+        current = &result.trace.operators.back();
+      } else if (line.substr(0, count_prefix.size()) == count_prefix) {
+        size_t pos = count_prefix.size();
+        size_t digits_end = pos;
+        while (digits_end < line.size() && std::isdigit(static_cast<unsigned char>(line[digits_end]))) ++digits_end;
+        if (digits_end == pos || digits_end - pos > 18) {
+          throw DiagnosticError({path, line_number, static_cast<int>(pos) + 1, "malformed count",
+                                 "a non-negative integer after 'cnt: '"});
+        }
+        if (line.substr(digits_end, 2) != ", ") {
+          throw DiagnosticError({path, line_number, static_cast<int>(digits_end) + 1,
+                                 "malformed count", "', ' after the count"});
+        }
+        if (in_malformed_section) continue;
+        if (current == nullptr) {
+          throw DiagnosticError({path, line_number, 1, "case line before any operator line",
+                                 "an 'Operator: aten.<name>.<overload>' line first"});
+        }
+        CaseLine case_line;
+        case_line.count = std::stoll(std::string(line.substr(pos, digits_end - pos)));
+        case_line.line = line_number;
+        const size_t args_start = digits_end + 2;
+        case_line.arguments = parse_arguments(line.substr(args_start), path, line_number,
+                                              static_cast<int>(args_start) + 1);
+        current->cases.push_back(std::move(case_line));
+      } else {
+        throw DiagnosticError({path, line_number, 1, "unrecognised line",
+                               "'Operator: <name>', 'cnt: <N>, <arguments>', a '#' comment or a blank line"});
+      }
+    } catch (const DiagnosticError& error) {
+      result.errors.push_back(error.diagnostic());
+    }
+  }
+  return result;
+}
+
+ParseResult parse_trace_file(const std::string& path) {
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream) {
+    ParseResult result;
+    result.trace.path = path;
+    result.errors.push_back({path, 0, 0, "cannot read the file", "a readable trace file"});
+    return result;
+  }
+  std::ostringstream buffer;
+  buffer << stream.rdbuf();
+  return parse_trace(buffer.str(), path);
+}
+
+}  // namespace backendbench::parse

@@ -1,0 +1,30 @@
+// Parser of the trace language (see traces/README.md for the grammar).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parse/diagnostic.h"
+#include "parse/syntax.h"
+
+namespace backendbench::parse {
+
+// Parses the text after `cnt: N, `. `file`, `line` and `first_column` place diagnostics.
+// Throws DiagnosticError on the first problem.
+Arguments parse_arguments(std::string_view text, const std::string& file = "<arguments>",
+                          int line = 1, int first_column = 1);
+
+struct ParseResult {
+  TraceFile trace;
+  std::vector<Diagnostic> errors;  // one per malformed line; empty when the file is clean
+};
+
+// Parses a whole trace file's text. Every malformed line yields one diagnostic and is left
+// out of `trace`; the caller decides whether any error is fatal (the generator: always).
+ParseResult parse_trace(std::string_view text, const std::string& path);
+
+// Reads and parses a file; an unreadable file is one diagnostic.
+ParseResult parse_trace_file(const std::string& path);
+
+}  // namespace backendbench::parse
