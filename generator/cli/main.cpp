@@ -86,6 +86,7 @@ struct GenerateOptions {
   std::vector<std::string> ops;
   int top_n = 0;
   bool include_synthetic = false;
+  bool exclude_unknown = false;
   std::string test_executable;
   std::string results_dir;
   int timeout = 300;
@@ -117,7 +118,7 @@ int run_suite(const GenerateOptions& options) {
   const std::vector<model::KernelVariant> kernels = find_kernels(options, schemas);
   std::vector<parse::TraceFile> traces;
   if (!parse_all(expand_trace_paths(options.traces), traces)) return 1;
-  model::SuiteOptions suite_options{options.ops, options.top_n, options.include_synthetic};
+  model::SuiteOptions suite_options{options.ops, options.top_n, options.include_synthetic, options.exclude_unknown};
   const model::Suite suite = model::build_suite(options.suite, traces, schemas, suite_options, kernels);
   for (const std::string& filter : options.ops) {
     if (std::none_of(suite.operators.begin(), suite.operators.end(),
@@ -181,6 +182,8 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   suite->add_option("--top-n", options.top_n, "keep the N largest inputs per operator (0: all)");
   suite->add_flag("--include-synthetic", options.include_synthetic, "include cnt: 0 inputs");
+  suite->add_flag("--exclude-unknown-operators", options.exclude_unknown,
+                  "exclude (with a reason) operators this libtorch lacks, instead of failing");
   suite->add_option("--test-executable", options.test_executable, "the suite's test executable")->required();
   suite->add_option("--results-dir", options.results_dir, "where tests write gtest XML")->required();
   suite->add_option("--timeout", options.timeout, "CTest timeout per entry, seconds");

@@ -63,7 +63,7 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
   suite.name = name;
   std::map<std::string, Operator> operators;            // by trace name: sorted, deterministic
   std::map<std::string, std::map<std::string, size_t>> case_index;  // op → arguments → index
-  std::set<std::string> unbindable;
+  std::map<std::string, std::string> excluded_operators;  // trace name → reason
   for (const parse::TraceFile& trace : traces) {
     suite.sources.push_back(trace.path);
     for (const parse::OperatorSection& section : trace.operators) {
@@ -79,16 +79,18 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
         continue;
       }
       auto found = operators.find(trace_name);
-      if (found == operators.end() && !unbindable.count(trace_name)) {
+      if (found == operators.end() && !excluded_operators.count(trace_name)) {
         std::optional<Schema> schema = schemas.find(*op);
-        if (!schema) {
+        if (!schema && !options.exclude_unknown_operators) {
           throw DiagnosticError({trace.path, section.line, 11, "unknown operator '" + section.name + "'",
                                  "an operator of the installed libtorch, as in aten.add.Tensor"});
         }
-        Operator entry{*op, *schema, kernel_signature(*schema), {}, {}};
-        if (!entry.signature.unsupported.empty()) {
-          unbindable.insert(trace_name);
+        if (!schema) {
+          excluded_operators[trace_name] = "operator not in the installed libtorch";
+        } else if (KernelSignature signature = kernel_signature(*schema); !signature.unsupported.empty()) {
+          excluded_operators[trace_name] = "schema not bindable: " + signature.unsupported;
         } else {
+          Operator entry{*op, *schema, signature, {}, {}};
           for (const KernelVariant& kernel : kernels) {
             if (kernel.op == *op) entry.variants.push_back(kernel);
           }
@@ -98,9 +100,8 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
       for (const parse::CaseLine& line : section.cases) {
         const std::string arguments = parse::print(line.arguments);
         const std::string location = trace.path + ":" + std::to_string(line.line);
-        if (unbindable.count(trace_name)) {
-          const KernelSignature signature = kernel_signature(*schemas.find(*op));
-          suite.exclusions.push_back({trace_name, arguments, location, "schema not bindable: " + signature.unsupported});
+        if (auto excluded = excluded_operators.find(trace_name); excluded != excluded_operators.end()) {
+          suite.exclusions.push_back({trace_name, arguments, location, excluded->second});
           continue;
         }
         Operator& entry = found->second;

@@ -64,12 +64,16 @@ struct SuiteOptions {
   std::vector<std::string> op_filters;
   int top_n = 0;                   // >0: keep the N inputs with most elements per operator
   bool include_synthetic = false;  // cnt: 0 lines
+  // Traces recorded by an older PyTorch may name operators this libtorch no longer has
+  // (aten.im2col_backward): true excludes their cases with that reason instead of failing.
+  bool exclude_unknown_operators = false;
 };
 
 bool matches_filter(const OperatorName& op, const std::string& filter);
 
 // Builds a suite from parsed traces. Unknown operators throw DiagnosticError at their
-// `Operator:` line; operators whose schema the harness cannot bind become exclusions.
+// `Operator:` line (or become exclusions, see SuiteOptions); operators whose schema the
+// harness cannot bind become exclusions.
 Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& traces,
                   const SchemaSource& schemas, const SuiteOptions& options,
                   const std::vector<KernelVariant>& kernels);

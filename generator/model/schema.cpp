@@ -37,6 +37,7 @@ std::optional<std::string> cpp_argument_type(const SchemaArgument& argument) {
       {"float", "double"},
       {"float?", "std::optional<double>"},
       {"float[]", "at::ArrayRef<double>"},
+      {"float[]?", "at::OptionalArrayRef<double>"},
       {"bool", "bool"},
       {"bool?", "std::optional<bool>"},
       {"Scalar", "const at::Scalar&"},
