@@ -3,7 +3,7 @@
 #   backendbench_add_suite(NAME n TRACES t.. [SHARDS k] [OPS o..] [TOPN n] [EXCLUDE_UNKNOWN_OPERATORS])
 #                                            a generated gtest executable + CTest entries
 #   backendbench_add_bench()                 ./bench over every suite added
-#   backendbench_torchbench_traces(out_var)  where the TorchBench traces are
+#   backendbench_torchbench_traces(out_var)  where the TorchBench traces are (fatal if nowhere)
 #
 # Generation runs at build time. Its outputs are fixed per suite (SHARDS files of cases and
 # tests, one CTest include file) and per kernel file, so CMake knows them before the
@@ -15,14 +15,24 @@ set(BACKENDBENCH_RESULTS_DIR "${CMAKE_BINARY_DIR}/results")
 set(_backendbench_templates_dir "${CMAKE_CURRENT_LIST_DIR}/../templates")
 file(GLOB _backendbench_templates CONFIGURE_DEPENDS "${_backendbench_templates_dir}/*.in")
 
-function(backendbench_torchbench_traces out_var)
+# The TorchBench traces folder, or "" when there is none.
+function(backendbench_torchbench_traces_or_empty out_var)
   set(traces "${BACKENDBENCH_TORCHBENCH_TRACES}")
   if(NOT traces)
     get_filename_component(traces "${CMAKE_SOURCE_DIR}/../shared/traces/torchbench" ABSOLUTE)
   endif()
   if(NOT IS_DIRECTORY "${traces}")
+    set(traces "")
+  endif()
+  set(${out_var} "${traces}" PARENT_SCOPE)
+endfunction()
+
+function(backendbench_torchbench_traces out_var)
+  backendbench_torchbench_traces_or_empty(traces)
+  if(NOT traces)
     message(FATAL_ERROR
-      "TorchBench traces not found at ${traces}.\n"
+      "TorchBench traces not found (BACKENDBENCH_TORCHBENCH_TRACES='${BACKENDBENCH_TORCHBENCH_TRACES}', "
+      "nor ../shared/traces/torchbench beside the checkout).\n"
       "Get them from the PyTorch repository (benchmarks/dynamo/microbenchmarks/operator_inp_logs: "
       "hf_train, timm_train, torchbench_train) and pass the folder with "
       "-DBACKENDBENCH_TORCHBENCH_TRACES=/path/to/operator_inp_logs")

@@ -142,6 +142,7 @@ class LineParser {
   }
 
   std::string parse_string_literal() {
+    const int open_column = column();
     const char quote = peek();
     advance();
     std::string value;
@@ -153,7 +154,7 @@ class LineParser {
       value += peek();
       advance();
     }
-    if (at_end()) fail("unterminated string", std::string("a closing ") + quote);
+    if (at_end()) fail_at(open_column, "unterminated string", std::string("a closing ") + quote);
     advance();
     return value;
   }
@@ -249,6 +250,7 @@ class LineParser {
     for (const Value& item : sequence->items) {
       const auto* number = item.as<IntValue>();
       if (number == nullptr) fail_at(item.column, std::string("non-integer in ") + what, "an integer");
+      if (std::string(what) == "shape" && number->value < 0) fail_at(item.column, "negative size in tensor shape", "sizes >= 0");
       numbers.push_back(number->value);
     }
     return numbers;
@@ -288,6 +290,7 @@ class LineParser {
   TensorValue parse_tensor() {
     advance(2);  // T(
     TensorValue tensor;
+    int stride_column = 0;
     skip_spaces();
     tensor.shape = parse_int_sequence("shape");
     skip_spaces();
@@ -301,12 +304,14 @@ class LineParser {
       skip_spaces();
       if (peek() == ')') break;
       if (consume("stride=")) {
+        stride_column = column();
         tensor.stride = parse_stride_argument();
         positional_index = 2;
       } else if (consume("device=")) {
         tensor.device = parse_device_argument();
         positional_index = 2;
       } else if (positional_index == 0) {
+        stride_column = column();
         tensor.stride = parse_stride_argument();
         positional_index = 1;
       } else if (positional_index == 1) {
@@ -318,12 +323,9 @@ class LineParser {
     }
     advance();
     if (tensor.stride && tensor.stride->size() != tensor.shape.size()) {
-      fail("stride has " + std::to_string(tensor.stride->size()) + " entries but the shape has " +
+      fail_at(stride_column, "stride has " + std::to_string(tensor.stride->size()) + " entries but the shape has " +
                std::to_string(tensor.shape.size()),
            "one stride per dimension");
-    }
-    for (int64_t size : tensor.shape) {
-      if (size < 0) fail("negative size in tensor shape", "sizes >= 0");
     }
     return tensor;
   }

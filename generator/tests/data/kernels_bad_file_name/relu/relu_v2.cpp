@@ -1,0 +1,1 @@
+// named against the contract

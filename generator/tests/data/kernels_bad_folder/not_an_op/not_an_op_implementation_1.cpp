@@ -1,0 +1,1 @@
+// not a kernel of any operator

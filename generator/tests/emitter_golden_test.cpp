@@ -1,0 +1,76 @@
+// Golden test of generated output: a small suite and one kernel binding rendered through the
+// real templates/, compared with generator/tests/golden/. To accept a deliberate change, run
+// the test with BACKENDBENCH_UPDATE_GOLDEN=1 and review the diff.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "emit/emitter.h"
+#include "fake_schemas.h"
+#include "parse/parser.h"
+
+namespace backendbench::emit {
+namespace {
+namespace fs = std::filesystem;
+
+std::string read(const fs::path& path) {
+  std::ifstream stream(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << stream.rdbuf();
+  return buffer.str();
+}
+
+void expect_matches_golden(const fs::path& generated, const std::string& golden_name) {
+  const fs::path golden = fs::path(BACKENDBENCH_GOLDEN_DIR) / golden_name;
+  if (std::getenv("BACKENDBENCH_UPDATE_GOLDEN")) {
+    fs::copy_file(generated, golden, fs::copy_options::overwrite_existing);
+    return;
+  }
+  EXPECT_EQ(read(generated), read(golden)) << "generated " << generated << " differs from " << golden;
+}
+
+TEST(Emitter, MatchesGoldenFiles) {
+  const fs::path root = fs::temp_directory_path() / ("bb_golden_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  testing::FakeSchemaSource schemas;
+  const parse::ParseResult parsed = parse::parse_trace(
+      "Operator: aten.relu.default\ncnt: 1, ((T([2], f32),), {})\ncnt: 1, ((T([4, 4], f16, stride=(1, 4)),), {})\n"
+      "Operator: aten.add.Tensor\ncnt: 3, ((T([2, 3], f16), 1.0), {'alpha': 2})\n",
+      "traces/example.txt");
+  ASSERT_TRUE(parsed.errors.empty());
+  const model::KernelVariant relu_kernel{model::OperatorName{"aten", "relu", "default"}, "relu", 1,
+                                         "generated_kernels/relu/relu_implementation_1.cpp", false};
+  const model::Suite suite = model::build_suite("example", {parsed.trace}, schemas, {}, {relu_kernel});
+  const Emitter emitter(BACKENDBENCH_TEMPLATES_DIR);
+
+  OutputWriter suite_writer((root / "example").string());
+  SuiteOutputOptions options;
+  options.shards = 2;
+  options.test_executable = "build/backendbench_test_example";
+  options.results_directory = "build/results";
+  emitter.emit_suite(suite, options, suite_writer);
+  EXPECT_EQ(suite_writer.outputs(),
+            (std::vector<std::string>{"cases_0.cpp", "tests_0.cpp", "cases_1.cpp", "tests_1.cpp", "ctest.cmake"}));
+  for (const std::string& file : suite_writer.outputs()) expect_matches_golden(root / "example" / file, "example_" + file);
+
+  OutputWriter kernel_writer((root / "kernels").string());
+  emitter.emit_kernel_binding(relu_kernel, *schemas.find(relu_kernel.op), kernel_writer);
+  ASSERT_EQ(kernel_writer.outputs(), (std::vector<std::string>{"relu/relu_implementation_1.binding.cpp"}));
+  expect_matches_golden(root / "kernels/relu/relu_implementation_1.binding.cpp", "relu_implementation_1.binding.cpp");
+
+  // Deterministic: a second run writes nothing.
+  OutputWriter again((root / "example").string());
+  emitter.emit_suite(suite, options, again);
+  EXPECT_EQ(again.changed(), 0);
+  fs::remove_all(root);
+}
+
+TEST(Emitter, StringLiteralsEscape) {
+  EXPECT_EQ(cpp_string_literal("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"");
+}
+
+}  // namespace
+}  // namespace backendbench::emit

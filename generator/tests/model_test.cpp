@@ -1,0 +1,246 @@
+// Suites from traces (de-duplication, filters, top-N, exclusions) and kernel discovery.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fake_schemas.h"
+#include "model/model.h"
+#include "parse/diagnostic.h"
+#include "parse/parser.h"
+
+namespace backendbench::model {
+namespace {
+namespace fs = std::filesystem;
+
+parse::TraceFile trace(const std::string& text, const std::string& path = "t.txt") {
+  parse::ParseResult result = parse::parse_trace(text, path);
+  EXPECT_TRUE(result.errors.empty());
+  return result.trace;
+}
+
+const char* const kTrace =
+    "Operator: aten.add.Tensor\n"
+    "cnt: 2, ((T([2, 3], f16), T([2, 3], f16)), {})\n"
+    "cnt: 5, ((T([64, 64], f16), T([64], f16)), {})\n"
+    "cnt: 0, ((T([8], f32), T([8], f32)), {})\n"
+    "Operator: aten.add.Scalar\n"
+    "cnt: 1, ((T([4], f32), 2), {})\n"
+    "Operator: aten.relu.default\n"
+    "cnt: 1, ((T([10], f32),), {})\n"
+    "Operator: aten.leaky_relu.default\n"
+    "cnt: 1, ((T([10], f32), 0.2), {})\n"
+    "Operator: aten.add.Tensor\n"
+    "cnt: 3, ((T([2, 3], f16), T([2, 3], f16)), {})\n";
+
+std::vector<std::string> operator_names(const Suite& suite) {
+  std::vector<std::string> names;
+  for (const auto& op : suite.operators) names.push_back(op.name.display());
+  return names;
+}
+
+TEST(BuildSuite, DeduplicatesCasesAndSumsCounts) {
+  const Suite suite = build_suite("s", {trace(kTrace)}, testing::FakeSchemaSource(), {}, {});
+  ASSERT_EQ(operator_names(suite), (std::vector<std::string>{"add.Scalar", "add.Tensor", "leaky_relu.default", "relu.default"}));
+  const Operator& add = suite.operators[1];
+  ASSERT_EQ(add.cases.size(), 2u);  // the synthetic one is excluded by default
+  EXPECT_EQ(add.cases[0].count, 5);  // 2 + 3
+  EXPECT_EQ(add.cases[0].line, 2);  // first occurrence
+  EXPECT_EQ(add.cases[1].input_elements, 64 * 64 + 64);
+  EXPECT_NE(add.cases[0].seed, add.cases[1].seed);
+  EXPECT_EQ(add.signature.declaration("add__Tensor_kernel_impl"),
+            "at::Tensor add__Tensor_kernel_impl(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha)");
+  ASSERT_EQ(suite.exclusions.size(), 1u);
+  EXPECT_EQ(suite.exclusions[0].location, "t.txt:4");
+  EXPECT_EQ(suite.exclusions[0].reason, "synthetic input (cnt: 0); include with the synthetic-inputs option");
+}
+
+TEST(BuildSuite, SeedsDependOnContentOnly) {
+  const Suite a = build_suite("a", {trace(kTrace, "x.txt")}, testing::FakeSchemaSource(), {}, {});
+  const Suite b = build_suite("b", {trace(kTrace, "y.txt")}, testing::FakeSchemaSource(), {}, {});
+  EXPECT_EQ(a.operators[1].cases[0].seed, b.operators[1].cases[0].seed);
+  EXPECT_EQ(a.operators[1].cases[0].name, b.operators[1].cases[0].name);
+}
+
+TEST(BuildSuite, IncludesSyntheticOnRequest) {
+  SuiteOptions options;
+  options.include_synthetic = true;
+  const Suite suite = build_suite("s", {trace(kTrace)}, testing::FakeSchemaSource(), options, {});
+  EXPECT_EQ(suite.operators[1].cases.size(), 3u);
+  EXPECT_TRUE(suite.operators[1].cases[2].synthetic);
+  EXPECT_TRUE(suite.exclusions.empty());
+}
+
+TEST(BuildSuite, BaseNameFilterSelectsEveryOverloadOfExactlyThatBase) {
+  SuiteOptions options;
+  options.op_filters = {"add"};
+  EXPECT_EQ(operator_names(build_suite("s", {trace(kTrace)}, testing::FakeSchemaSource(), options, {})),
+            (std::vector<std::string>{"add.Scalar", "add.Tensor"}));
+  options.op_filters = {"relu"};  // not leaky_relu
+  EXPECT_EQ(operator_names(build_suite("s", {trace(kTrace)}, testing::FakeSchemaSource(), options, {})),
+            (std::vector<std::string>{"relu.default"}));
+}
+
+TEST(BuildSuite, ExactOverloadFilter) {
+  SuiteOptions options;
+  options.op_filters = {"add.Tensor", "aten.relu.default"};
+  EXPECT_EQ(operator_names(build_suite("s", {trace(kTrace)}, testing::FakeSchemaSource(), options, {})),
+            (std::vector<std::string>{"add.Tensor", "relu.default"}));
+}
+
+TEST(BuildSuite, TopNKeepsTheLargestInputsInTraceOrder) {
+  SuiteOptions options;
+  options.top_n = 1;
+  options.include_synthetic = true;
+  const Suite suite = build_suite("s", {trace(kTrace)}, testing::FakeSchemaSource(), options, {});
+  ASSERT_EQ(suite.operators[1].cases.size(), 1u);
+  EXPECT_EQ(suite.operators[1].cases[0].arguments, "((T([64, 64], f16), T([64], f16)), {})");
+}
+
+TEST(BuildSuite, SumSymIntIsAnAliasOfDimIntList) {
+  const Suite suite = build_suite("s", {trace("Operator: aten.sum.SymInt\ncnt: 1, ((T([4, 4], f16), [0]), {})\n")},
+                                  testing::FakeSchemaSource(), {}, {});
+  EXPECT_EQ(operator_names(suite), (std::vector<std::string>{"sum.dim_IntList"}));
+}
+
+TEST(BuildSuite, UnknownOperatorIsAnErrorAtItsLine) {
+  try {
+    build_suite("s", {trace("Operator: aten.relu.default\ncnt: 1, ((T([2], f32),), {})\nOperator: aten.frobnicate.default\n")},
+                testing::FakeSchemaSource(), {}, {});
+    FAIL() << "expected a diagnostic";
+  } catch (const DiagnosticError& error) {
+    EXPECT_STREQ(error.what(), "t.txt:3:11: error: unknown operator 'aten.frobnicate.default'; expected an operator of the "
+                               "installed libtorch, as in aten.add.Tensor");
+  }
+}
+
+TEST(BuildSuite, UnknownOperatorCanBeExcludedWithAReason) {
+  SuiteOptions options;
+  options.exclude_unknown_operators = true;
+  const Suite suite = build_suite("s", {trace("Operator: aten.frobnicate.default\ncnt: 1, ((T([2], f32),), {})\n")},
+                                  testing::FakeSchemaSource(), options, {});
+  EXPECT_TRUE(suite.operators.empty());
+  ASSERT_EQ(suite.exclusions.size(), 1u);
+  EXPECT_EQ(suite.exclusions[0].reason, "operator not in the installed libtorch");
+}
+
+TEST(BuildSuite, UnbindableSchemaIsExcludedWithAReason) {
+  const Suite suite = build_suite("s", {trace("Operator: aten.align_to.default\ncnt: 1, ((T([2], f32), ['N']), {})\n")},
+                                  testing::FakeSchemaSource(), {}, {});
+  EXPECT_TRUE(suite.operators.empty());
+  ASSERT_EQ(suite.exclusions.size(), 1u);
+  EXPECT_EQ(suite.exclusions[0].reason,
+            "schema not bindable: argument 'names' has type Dimname[], which the harness cannot bind");
+}
+
+TEST(TensorSummary, DescribesDtypesAndShapes) {
+  EXPECT_EQ(tensor_summary(parse::parse_arguments("((T([2, 3], f16), [T([], f32), None], 1), {'w': T([0], i64)})")),
+            "f16_2x3_f32_0d_i64_0");
+  EXPECT_EQ(input_elements(parse::parse_arguments("((T([2, 3], f16), T([], f32)), {})")), 7);
+}
+
+// --- kernel discovery --------------------------------------------------------------------
+
+class KernelDiscovery : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("bb_kernels_" + std::to_string(::getpid()) + "_" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  void touch(const std::string& relative) {
+    fs::create_directories((root_ / relative).parent_path());
+    std::ofstream(root_ / relative) << "// kernel\n";
+  }
+  std::string discover_error() {
+    try {
+      discover_kernels(root_.string(), testing::FakeSchemaSource());
+    } catch (const DiagnosticError& error) {
+      return error.what();
+    }
+    return "no error";
+  }
+  fs::path root_;
+};
+
+TEST_F(KernelDiscovery, FindsEveryImplementation) {
+  touch("relu/relu_implementation_1.cpp");
+  touch("relu/relu_implementation_2.cu");
+  touch("relu/helpers.h");
+  touch("add__Tensor/add__Tensor_implementation_1.cpp");
+  touch("add___Tensor/add___Tensor_implementation_3.cpp");
+  const auto kernels = discover_kernels(root_.string(), testing::FakeSchemaSource());
+  ASSERT_EQ(kernels.size(), 4u);
+  EXPECT_EQ(kernels[0].op.display(), "add.Tensor");
+  EXPECT_EQ(kernels[0].function(), "add__Tensor_kernel_impl");
+  EXPECT_EQ(kernels[1].op.display(), "add_.Tensor");
+  EXPECT_EQ(kernels[1].name(), "impl3");
+  EXPECT_EQ(kernels[2].function(), "relu_kernel_impl");
+  EXPECT_FALSE(kernels[2].is_cuda);
+  EXPECT_TRUE(kernels[3].is_cuda);
+  EXPECT_EQ(kernels[3].binding_symbol(), "backendbench_kernel_relu__default_impl2");
+}
+
+TEST_F(KernelDiscovery, FolderNamingNoOperator) {
+  touch("frobnicate/frobnicate_implementation_1.cpp");
+  EXPECT_EQ(discover_error(), (root_ / "frobnicate").string() +
+                                  ": error: folder 'frobnicate' names no ATen operator (read as frobnicate.default); "
+                                  "expected an overload with '.' written '__' (add__Tensor, relu__default) or a base "
+                                  "name with a default overload (relu)");
+}
+
+TEST_F(KernelDiscovery, EmptyFolder) {
+  touch("relu/README.md");
+  EXPECT_EQ(discover_error(), (root_ / "relu").string() +
+                                  ": error: no kernel file in the folder; expected relu_implementation_1.cpp (or .cu) "
+                                  "defining at::Tensor relu_kernel_impl(const at::Tensor& self)");
+}
+
+TEST_F(KernelDiscovery, FileNameBreakingTheContract) {
+  touch("relu/relu_v2.cpp");
+  EXPECT_EQ(discover_error(), (root_ / "relu" / "relu_v2.cpp").string() +
+                                  ": error: kernel file name does not follow the kernel contract; expected "
+                                  "relu_implementation_1.cpp (any <N> from 1)");
+}
+
+TEST_F(KernelDiscovery, TwoFoldersForOneOperator) {
+  touch("relu/relu_implementation_1.cpp");
+  touch("relu__default/relu__default_implementation_1.cpp");
+  EXPECT_EQ(discover_error(), (root_ / "relu__default").string() +
+                                  ": error: folders 'relu' and 'relu__default' both name relu.default; expected one "
+                                  "folder per operator");
+}
+
+TEST_F(KernelDiscovery, TwoFilesWithOneNumber) {
+  touch("relu/relu_implementation_1.cpp");
+  touch("relu/relu_implementation_1.cu");
+  EXPECT_EQ(discover_error(), (root_ / "relu" / "relu_implementation_1.cu").string() +
+                                  ": error: a second kernel file numbered 1; expected one file per implementation "
+                                  "number (a .cpp or a .cu)");
+}
+
+TEST_F(KernelDiscovery, UnbindableOperator) {
+  touch("align_to/align_to_implementation_1.cpp");
+  EXPECT_EQ(discover_error(), (root_ / "align_to").string() +
+                                  ": error: kernels for align_to.default cannot be bound: argument 'names' has type "
+                                  "Dimname[], which the harness cannot bind; expected an operator whose argument and "
+                                  "return types the harness supports");
+}
+
+TEST_F(KernelDiscovery, MissingDirectory) {
+  fs::remove_all(root_);
+  EXPECT_EQ(discover_error(), root_.string() + ": error: kernel directory not found; expected a folder with one sub-folder per operator");
+}
+
+TEST_F(KernelDiscovery, SuiteGetsTheVariantsOfItsOperators) {
+  touch("relu/relu_implementation_1.cpp");
+  const auto kernels = discover_kernels(root_.string(), testing::FakeSchemaSource());
+  const Suite suite = build_suite("s", {trace(kTrace)}, testing::FakeSchemaSource(), {}, kernels);
+  EXPECT_EQ(suite.operators[3].variants.size(), 1u);
+  EXPECT_TRUE(suite.operators[1].variants.empty());
+}
+
+}  // namespace
+}  // namespace backendbench::model
