@@ -1,0 +1,51 @@
+// The harness core: turns a case's argument text into inputs for an operator's schema, runs
+// the reference and a kernel, and compares their outputs.
+#pragma once
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <string>
+#include <vector>
+
+#include "backendbench/registry.h"
+
+namespace backendbench {
+
+// The operator's handle in the dispatcher; throws std::runtime_error if it is not registered.
+c10::OperatorHandle find_operator(const OperatorSpec& op);
+
+// Inputs for one call, in schema order (positional and keyword arguments, defaults filled).
+// Tensor values are drawn from a generator seeded with `seed`, so the same case always gets
+// the same values; "cuda" devices in the arguments follow `device`. Throws
+// std::invalid_argument naming the argument when the text does not fit the schema.
+std::vector<c10::IValue> materialize(const c10::FunctionSchema& schema, const CaseSpec& spec, c10::Device device);
+
+// Calls the operator through the dispatcher (the reference) or a kernel; returns outputs.
+std::vector<c10::IValue> call_reference(const c10::OperatorHandle& op, std::vector<c10::IValue> inputs);
+std::vector<c10::IValue> call_kernel(const c10::OperatorHandle& op, const c10::KernelFunction& kernel,
+                                     std::vector<c10::IValue> inputs, c10::Device device);
+
+struct Tolerance {
+  double rtol;
+  double atol;
+};
+// torch.testing.assert_close's defaults per dtype; integers and bool compare exactly.
+Tolerance tolerance_for(at::ScalarType dtype);
+
+struct Comparison {
+  bool equal = true;
+  std::string message;  // what differs, where; empty when equal
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+};
+// Recursive: tensors by shape, dtype, device and values (NaN equals NaN); tuples and lists
+// element-wise; scalars exactly.
+Comparison compare_outputs(const std::vector<c10::IValue>& expected, const std::vector<c10::IValue>& actual);
+
+// The device the aten backend runs on: BACKENDBENCH_DEVICE (cpu|cuda) or CUDA when available.
+c10::Device default_device();
+bool cuda_available();
+c10::Device device_of(const VariantSpec* variant);  // nullptr: the aten backend
+
+}  // namespace backendbench

@@ -1,0 +1,153 @@
+// Output comparison. Tolerances: torch.testing.assert_close's defaults per dtype (docs:
+// README "Correctness"), NaN equal to NaN, infinities equal only to the same infinity.
+#include <cmath>
+#include <sstream>
+
+#include "backendbench/harness.h"
+
+namespace backendbench {
+namespace {
+
+std::string shape_text(at::IntArrayRef sizes) {
+  std::ostringstream text;
+  text << sizes;
+  return text.str();
+}
+
+std::string index_text(int64_t flat, at::IntArrayRef sizes) {
+  std::vector<int64_t> index(sizes.size());
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    index[d] = sizes[d] == 0 ? 0 : flat % sizes[d];
+    flat = sizes[d] == 0 ? 0 : flat / sizes[d];
+  }
+  std::ostringstream text;
+  text << at::IntArrayRef(index);
+  return text.str();
+}
+
+void compare_tensors(const at::Tensor& expected, const at::Tensor& actual, const std::string& path, Comparison& result) {
+  auto fail = [&](const std::string& message) {
+    result.equal = false;
+    if (result.message.empty()) result.message = path + ": " + message;
+  };
+  if (expected.defined() != actual.defined()) return fail(std::string("expected ") + (expected.defined() ? "a tensor" : "an undefined tensor"));
+  if (!expected.defined()) return;
+  if (expected.sizes() != actual.sizes()) return fail("shape " + shape_text(actual.sizes()) + ", expected " + shape_text(expected.sizes()));
+  if (expected.scalar_type() != actual.scalar_type()) {
+    return fail(std::string("dtype ") + c10::toString(actual.scalar_type()) + ", expected " + c10::toString(expected.scalar_type()));
+  }
+  if (expected.device() != actual.device()) return fail("device " + actual.device().str() + ", expected " + expected.device().str());
+  if (expected.numel() == 0) return;
+
+  const at::ScalarType dtype = expected.scalar_type();
+  at::Tensor want = expected.detach().to(at::kCPU).contiguous();
+  at::Tensor got = actual.detach().to(at::kCPU).contiguous();
+  if (at::isComplexType(dtype)) {
+    want = at::view_as_real(want.to(at::kComplexDouble)).flatten();
+    got = at::view_as_real(got.to(at::kComplexDouble)).flatten();
+  } else {
+    want = want.to(at::kDouble).flatten();
+    got = got.to(at::kDouble).flatten();
+  }
+  const Tolerance tolerance = tolerance_for(dtype);
+  const double* w = want.data_ptr<double>();
+  const double* g = got.data_ptr<double>();
+  const int64_t n = want.numel();
+  int64_t mismatches = 0;
+  int64_t first = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    const bool both_nan = std::isnan(w[i]) && std::isnan(g[i]);
+    bool close;
+    if (both_nan) {
+      close = true;
+    } else if (std::isinf(w[i]) || std::isinf(g[i])) {
+      close = w[i] == g[i];
+    } else {
+      const double difference = std::abs(w[i] - g[i]);
+      close = difference <= tolerance.atol + tolerance.rtol * std::abs(w[i]);  // NaN: false
+      if (!std::isnan(difference)) {
+        result.max_abs_error = std::max(result.max_abs_error, difference);
+        if (w[i] != 0) result.max_rel_error = std::max(result.max_rel_error, difference / std::abs(w[i]));
+      }
+    }
+    if (!close) {
+      ++mismatches;
+      if (first < 0) first = i;
+    }
+  }
+  if (mismatches > 0) {
+    const int64_t element = at::isComplexType(dtype) ? first / 2 : first;
+    std::ostringstream message;
+    message << mismatches << " of " << n << " values differ beyond rtol=" << tolerance.rtol << " atol=" << tolerance.atol
+            << "; first at index " << index_text(element, expected.sizes()) << ": expected " << w[first] << ", got "
+            << g[first];
+    fail(message.str());
+  }
+}
+
+void compare_values(const c10::IValue& expected, const c10::IValue& actual, const std::string& path, Comparison& result) {
+  if (expected.isTensor()) {
+    if (!actual.isTensor()) {
+      result.equal = false;
+      if (result.message.empty()) result.message = path + ": expected a tensor, got " + actual.tagKind();
+      return;
+    }
+    return compare_tensors(expected.toTensor(), actual.toTensor(), path, result);
+  }
+  if (expected.isTuple() || expected.isList()) {
+    const std::vector<c10::IValue> want = expected.isTuple() ? expected.toTupleRef().elements().vec() : expected.toListRef().vec();
+    if (!(actual.isTuple() || actual.isList())) {
+      result.equal = false;
+      if (result.message.empty()) result.message = path + ": expected a sequence, got " + actual.tagKind();
+      return;
+    }
+    const std::vector<c10::IValue> got = actual.isTuple() ? actual.toTupleRef().elements().vec() : actual.toListRef().vec();
+    if (want.size() != got.size()) {
+      result.equal = false;
+      if (result.message.empty()) result.message = path + ": " + std::to_string(got.size()) + " elements, expected " + std::to_string(want.size());
+      return;
+    }
+    for (size_t i = 0; i < want.size(); ++i) compare_values(want[i], got[i], path + "[" + std::to_string(i) + "]", result);
+    return;
+  }
+  if (expected.isDouble() && actual.isDouble() && std::isnan(expected.toDouble()) && std::isnan(actual.toDouble())) return;
+  if (!(expected == actual)) {
+    std::ostringstream message;
+    message << path << ": got " << actual << ", expected " << expected;
+    result.equal = false;
+    if (result.message.empty()) result.message = message.str();
+  }
+}
+
+}  // namespace
+
+Tolerance tolerance_for(at::ScalarType dtype) {
+  switch (dtype) {
+    case at::kHalf:
+    case at::kComplexHalf:
+      return {1e-3, 1e-5};
+    case at::kBFloat16:
+      return {1.6e-2, 1e-5};
+    case at::kFloat:
+    case at::kComplexFloat:
+      return {1.3e-6, 1e-5};
+    case at::kDouble:
+    case at::kComplexDouble:
+      return {1e-7, 1e-7};
+    default:
+      return {0, 0};
+  }
+}
+
+Comparison compare_outputs(const std::vector<c10::IValue>& expected, const std::vector<c10::IValue>& actual) {
+  Comparison result;
+  if (expected.size() != actual.size()) {
+    result.equal = false;
+    result.message = "returned " + std::to_string(actual.size()) + " values, expected " + std::to_string(expected.size());
+    return result;
+  }
+  for (size_t i = 0; i < expected.size(); ++i) compare_values(expected[i], actual[i], "output " + std::to_string(i), result);
+  return result;
+}
+
+}  // namespace backendbench

@@ -1,0 +1,53 @@
+// The body of every generated correctness test.
+#include "backendbench/correctness.h"
+
+#include <sstream>
+
+#include "backendbench/harness.h"
+
+namespace backendbench {
+
+void PrintTo(const CaseSpec& spec, std::ostream* out) {
+  *out << spec.name << " " << spec.arguments << " (" << spec.file << ":" << spec.line << ")";
+}
+
+void CorrectnessTest::run_correctness(const OperatorSpec& op, const CaseSpec& spec, const VariantSpec* variant) {
+  RecordProperty("case_arguments", spec.arguments);
+  RecordProperty("case_source", std::string(spec.file) + ":" + std::to_string(spec.line));
+  const c10::Device device = device_of(variant);
+  if (device.is_cuda() && !cuda_available()) {
+    GTEST_SKIP() << (variant ? std::string(variant->name) + " is a CUDA kernel" : std::string("BACKENDBENCH_DEVICE is cuda"))
+                 << " and this machine has no CUDA device";
+  }
+  const std::string where = std::string(op.display) + " case " + spec.name + " " + spec.arguments + " (" + spec.file +
+                            ":" + std::to_string(spec.line) + ")";
+  c10::OperatorHandle handle = find_operator(op);
+  std::vector<c10::IValue> reference_inputs, kernel_inputs;
+  try {
+    // Two materialisations from one seed: identical values and layouts, separate storage.
+    reference_inputs = materialize(handle.schema(), spec, device);
+    kernel_inputs = materialize(handle.schema(), spec, device);
+  } catch (const std::exception& error) {
+    FAIL() << "cannot make inputs for " << where << ": " << error.what();
+  }
+  std::vector<c10::IValue> expected, actual;
+  try {
+    expected = call_reference(handle, std::move(reference_inputs));
+  } catch (const std::exception& error) {
+    FAIL() << "the reference aten::" << op.display << " failed on " << where << ": " << error.what();
+  }
+  try {
+    actual = variant ? call_kernel(handle, variant->factory(), std::move(kernel_inputs), device)
+                     : call_reference(handle, std::move(kernel_inputs));
+  } catch (const std::exception& error) {
+    FAIL() << (variant ? std::string(variant->name) + " (" + variant->source + ")" : std::string("aten")) << " threw on "
+           << where << ": " << error.what();
+  }
+  const Comparison comparison = compare_outputs(expected, actual);
+  RecordProperty("max_abs_error", std::to_string(comparison.max_abs_error));
+  RecordProperty("max_rel_error", std::to_string(comparison.max_rel_error));
+  EXPECT_TRUE(comparison.equal) << where << ": " << comparison.message << " (max abs error " << comparison.max_abs_error
+                                << ", max rel error " << comparison.max_rel_error << ")";
+}
+
+}  // namespace backendbench

@@ -1,0 +1,172 @@
+// The harness runtime: input materialisation against real schemas, reference calls and the
+// output comparison.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include "backendbench/harness.h"
+
+namespace backendbench {
+namespace {
+
+const OperatorSpec kAdd{"t", "add.Tensor", "add__Tensor", "aten::add", "Tensor", nullptr, 0, nullptr, 0};
+const OperatorSpec kToCopy{"t", "_to_copy.default", "_to_copy__default", "aten::_to_copy", "", nullptr, 0, nullptr, 0};
+const OperatorSpec kSum{"t", "sum.dim_IntList", "sum__dim_IntList", "aten::sum", "dim_IntList", nullptr, 0, nullptr, 0};
+const OperatorSpec kMissing{"t", "frobnicate.default", "frobnicate__default", "aten::frobnicate", "", nullptr, 0, nullptr, 0};
+
+CaseSpec make_case(const char* arguments, uint64_t seed = 7) { return {"c", arguments, "t.txt", 1, seed, 1}; }
+
+std::vector<c10::IValue> inputs(const OperatorSpec& op, const char* arguments, uint64_t seed = 7) {
+  return materialize(find_operator(op).schema(), make_case(arguments, seed), c10::Device(c10::kCPU));
+}
+
+TEST(Materialize, IsDeterministicPerSeed) {
+  const auto a = inputs(kAdd, "((T([64], f32), T([64], f32)), {})", 1);
+  const auto b = inputs(kAdd, "((T([64], f32), T([64], f32)), {})", 1);
+  const auto c = inputs(kAdd, "((T([64], f32), T([64], f32)), {})", 2);
+  EXPECT_TRUE(at::equal(a[0].toTensor(), b[0].toTensor()));
+  EXPECT_FALSE(at::equal(a[0].toTensor(), c[0].toTensor()));
+  EXPECT_FALSE(at::equal(a[0].toTensor(), a[1].toTensor()));  // arguments differ from each other
+  EXPECT_NE(a[0].toTensor().data_ptr(), b[0].toTensor().data_ptr());
+}
+
+TEST(Materialize, FloatValuesAreNotConfinedToZeroOne) {
+  const at::Tensor t = inputs(kAdd, "((T([4096], f16), T([1], f16)), {})")[0].toTensor();
+  EXPECT_LT(t.min().item<float>(), 0.0f);
+  EXPECT_GT(t.max().item<float>(), 1.0f);
+}
+
+TEST(Materialize, IntegersStayInSmallRanges) {
+  const at::Tensor t = inputs(kAdd, "((T([4096], i64), T([4096], u8)), {})")[0].toTensor();
+  EXPECT_GE(t.min().item<int64_t>(), -9);
+  EXPECT_LE(t.max().item<int64_t>(), 9);
+  const at::Tensor u = inputs(kAdd, "((T([4096], i64), T([4096], u8)), {})")[1].toTensor();
+  EXPECT_EQ(u.scalar_type(), at::kByte);
+  EXPECT_GE(u.min().item<int64_t>(), 0);
+}
+
+TEST(Materialize, KeepsShapesDtypesAndStrides) {
+  const auto stack = inputs(kAdd, "((T([3, 4], f16, stride=(1, 3)), T([2, 3, 4], f32, stride=(0, 4, 1))), {})");
+  const at::Tensor a = stack[0].toTensor();
+  EXPECT_EQ(a.sizes(), (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(a.strides(), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(a.scalar_type(), at::kHalf);
+  const at::Tensor b = stack[1].toTensor();
+  EXPECT_EQ(b.strides(), (std::vector<int64_t>{0, 4, 1}));  // zero stride: an expanded view
+  EXPECT_TRUE(at::equal(b[0], b[1]));
+}
+
+TEST(Materialize, ZeroDimAndZeroSizeTensors) {
+  const auto stack = inputs(kAdd, "((T([], f32), T([0, 5], f32)), {})");
+  EXPECT_EQ(stack[0].toTensor().dim(), 0);
+  EXPECT_EQ(stack[1].toTensor().numel(), 0);
+  EXPECT_EQ(stack[1].toTensor().sizes(), (std::vector<int64_t>{0, 5}));
+  const auto strided_empty = inputs(kAdd, "((T([0, 0], f32, stride=(5, 5)), T([1], f32)), {})");
+  EXPECT_EQ(strided_empty[0].toTensor().numel(), 0);
+}
+
+TEST(Materialize, FillsDefaultsAndKeywords) {
+  const auto defaulted = inputs(kAdd, "((T([2], f32), T([2], f32)), {})");
+  ASSERT_EQ(defaulted.size(), 3u);
+  EXPECT_EQ(defaulted[2].toScalar().to<int64_t>(), 1);  // alpha=1
+  const auto keyword = inputs(kAdd, "((T([2], f32), T([2], f32)), {'alpha': 0.5})");
+  EXPECT_EQ(keyword[2].toScalar().to<double>(), 0.5);
+}
+
+TEST(Materialize, NumberForATensorIsAWrappedNumber) {
+  const at::Tensor other = inputs(kAdd, "((T([2], f16), 1.0), {})")[1].toTensor();
+  EXPECT_EQ(other.dim(), 0);
+  EXPECT_TRUE(other.unsafeGetTensorImpl()->is_wrapped_number());
+}
+
+TEST(Materialize, DtypesDevicesAndIntLists) {
+  const auto copy = inputs(kToCopy, "((T([], f32),), {'dtype': f16, 'device': \"torch.device('cpu')\"})");
+  EXPECT_EQ(copy[1].toScalarType(), at::kHalf);
+  EXPECT_EQ(copy[3].toDevice(), c10::Device(c10::kCPU));  // self, dtype, layout, device
+  const auto sum = inputs(kSum, "((T([4, 4], f16), [0, 1], True), {'dtype': torch.float32})");
+  EXPECT_EQ(sum[1].toIntVector(), (std::vector<int64_t>{0, 1}));
+  EXPECT_TRUE(sum[2].toBool());
+  EXPECT_EQ(sum[3].toScalarType(), at::kFloat);
+}
+
+TEST(Materialize, MismatchesNameTheArgument) {
+  try {
+    inputs(kAdd, "((T([2], f32), 'text'), {})");
+    FAIL();
+  } catch (const std::invalid_argument& error) {
+    EXPECT_STREQ(error.what(), "argument 'other' has type Tensor but the case gives 'text'; expected T([shape], dtype) or a number");
+  }
+  EXPECT_THROW(inputs(kAdd, "((T([2], f32), T([2], f32)), {'beta': 1})"), std::invalid_argument);
+  EXPECT_THROW(inputs(kAdd, "((T([2], f32),), {})"), std::invalid_argument);  // other missing
+  EXPECT_THROW(inputs(kAdd, "((T([2], f32), T([2], f32), 1, 2), {})"), std::invalid_argument);
+}
+
+TEST(FindOperator, UnknownOperatorThrows) { EXPECT_THROW(find_operator(kMissing), std::runtime_error); }
+
+TEST(CallReference, RunsTheAtenOverload) {
+  auto stack = inputs(kAdd, "((T([8], f32), T([8], f32)), {'alpha': 2})");
+  const at::Tensor expected = at::add(stack[0].toTensor(), stack[1].toTensor(), 2);
+  const auto outputs = call_reference(find_operator(kAdd), stack);
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_TRUE(at::equal(outputs[0].toTensor(), expected));
+}
+
+// --- comparison --------------------------------------------------------------------------
+
+Comparison compare(const at::Tensor& expected, const at::Tensor& actual) { return compare_outputs({expected}, {actual}); }
+
+TEST(Compare, EqualTensorsPass) {
+  const at::Tensor t = at::randn({4, 4});
+  const Comparison result = compare(t, t.clone());
+  EXPECT_TRUE(result.equal) << result.message;
+  EXPECT_EQ(result.max_abs_error, 0);
+}
+
+TEST(Compare, OneWrongElementFailsWithItsIndex) {
+  const at::Tensor expected = at::zeros({2, 3});
+  at::Tensor actual = expected.clone();
+  actual[1][2] = 0.5;
+  const Comparison result = compare(expected, actual);
+  EXPECT_FALSE(result.equal);
+  EXPECT_EQ(result.message, "output 0: 1 of 6 values differ beyond rtol=1.3e-06 atol=1e-05; first at index [1, 2]: expected 0, got 0.5");
+  EXPECT_DOUBLE_EQ(result.max_abs_error, 0.5);
+}
+
+TEST(Compare, ToleranceFollowsTheDtype) {
+  const at::Tensor expected = at::ones({1}, at::kHalf);
+  EXPECT_TRUE(compare(expected, expected + 0.0009).equal);   // within f16's rtol=1e-3
+  EXPECT_FALSE(compare(expected, expected + 0.004).equal);   // beyond it (one f16 ulp at 1 is ~0.001)
+  EXPECT_FALSE(compare(at::ones({1}, at::kFloat), at::ones({1}, at::kFloat) + 1e-4).equal);
+  EXPECT_EQ(tolerance_for(at::kBFloat16).rtol, 1.6e-2);
+  EXPECT_EQ(tolerance_for(at::kLong).atol, 0);
+}
+
+TEST(Compare, NanEqualsNanAndInfinitiesMustMatch) {
+  const at::Tensor expected = at::tensor({NAN, INFINITY, -INFINITY});
+  EXPECT_TRUE(compare(expected, expected.clone()).equal);
+  EXPECT_FALSE(compare(expected, at::tensor({NAN, INFINITY, INFINITY})).equal);
+  EXPECT_FALSE(compare(expected, at::tensor({0.0f, INFINITY, -INFINITY})).equal);
+}
+
+TEST(Compare, ShapeDtypeAndStructure) {
+  EXPECT_EQ(compare(at::zeros({2, 3}), at::zeros({3, 2})).message, "output 0: shape [3, 2], expected [2, 3]");
+  EXPECT_EQ(compare(at::zeros({2}), at::zeros({2}, at::kDouble)).message, "output 0: dtype Double, expected Float");
+  EXPECT_EQ(compare_outputs({at::zeros({1})}, {}).message, "returned 0 values, expected 1");
+  const c10::IValue pair = c10::ivalue::Tuple::create({at::zeros({1}), at::zeros({1})});
+  const c10::IValue wrong = c10::ivalue::Tuple::create({at::zeros({1}), at::ones({1})});
+  const Comparison tuple = compare_outputs({pair}, {wrong});
+  EXPECT_FALSE(tuple.equal);
+  EXPECT_EQ(tuple.message.rfind("output 0[1]: ", 0), 0u);
+  EXPECT_FALSE(compare_outputs({c10::IValue(int64_t{3})}, {c10::IValue(int64_t{4})}).equal);
+  EXPECT_TRUE(compare_outputs({c10::IValue(int64_t{3})}, {c10::IValue(int64_t{3})}).equal);
+}
+
+TEST(Compare, IntegersCompareExactly) {
+  EXPECT_FALSE(compare(at::tensor({1, 2}, at::kLong), at::tensor({1, 3}, at::kLong)).equal);
+  const at::Tensor flags = at::tensor({1, 0}).to(at::kBool);
+  EXPECT_TRUE(compare(flags, flags.clone()).equal);
+  EXPECT_FALSE(compare(flags, flags.logical_not()).equal);
+}
+
+}  // namespace
+}  // namespace backendbench

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what backendbench builds against, when it is missing (idempotent):
+#   libtorch      the `torch` Python package (pip): its CMake package and libraries
+#   GoogleTest    Debian's libgtest-dev        Google Benchmark  libbenchmark-dev
+#   CLI11         libcli11-dev (generator CLI) CMake, Ninja, g++ build tools
+# BACKENDBENCH_NO_INSTALL=1 only checks (machines without package access).
+set -euo pipefail
+
+missing_packages=()
+need() {  # need <package> <test command...>
+  local package=$1
+  shift
+  "$@" >/dev/null 2>&1 || missing_packages+=("$package")
+}
+need cmake command -v cmake
+need ninja-build command -v ninja
+need g++ command -v g++
+need libgtest-dev test -e /usr/include/gtest/gtest.h
+need libbenchmark-dev test -e /usr/include/benchmark/benchmark.h
+need libcli11-dev test -e /usr/include/CLI/CLI.hpp
+
+python=${PYTHON:-python3}
+has_torch=1
+"$python" -c 'import torch' >/dev/null 2>&1 || has_torch=0
+
+if [[ "${BACKENDBENCH_NO_INSTALL:-0}" == 1 ]]; then
+  [[ ${#missing_packages[@]} -eq 0 ]] || echo "install-deps: not installing (BACKENDBENCH_NO_INSTALL=1); missing: ${missing_packages[*]}"
+  [[ $has_torch == 1 ]] || echo "install-deps: not installing (BACKENDBENCH_NO_INSTALL=1); missing: torch"
+  exit 0
+fi
+
+if [[ ${#missing_packages[@]} -gt 0 ]]; then
+  echo "install-deps: installing ${missing_packages[*]}"
+  sudo_cmd=()
+  [[ $(id -u) == 0 ]] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing_packages[@]}"
+fi
+if [[ $has_torch == 0 ]]; then
+  echo "install-deps: installing torch with pip (several GB with its CUDA libraries)"
+  "$python" -m pip install --quiet torch
+fi
+echo "install-deps: ok (torch $("$python" -c 'import torch; print(torch.__version__)' 2>/dev/null))"
