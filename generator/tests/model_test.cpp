@@ -8,6 +8,7 @@
 #include "model/model.h"
 #include "parse/diagnostic.h"
 #include "parse/parser.h"
+#include "scratch_directory.h"
 
 namespace backendbench::model {
 namespace {
@@ -141,15 +142,12 @@ TEST(TensorSummary, DescribesDtypesAndShapes) {
 
 // --- kernel discovery --------------------------------------------------------------------
 
-class KernelDiscovery : public ::testing::Test {
+class KernelDiscovery : public testing::ScratchDirectoryTest {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("bb_kernels_" + std::to_string(::getpid()) + "_" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
+    ScratchDirectoryTest::SetUp();
     fs::create_directories(root_);
   }
-  void TearDown() override { fs::remove_all(root_); }
   void touch(const std::string& relative) {
     fs::create_directories((root_ / relative).parent_path());
     std::ofstream(root_ / relative) << "// kernel\n";
@@ -162,7 +160,6 @@ class KernelDiscovery : public ::testing::Test {
     }
     return "no error";
   }
-  fs::path root_;
 };
 
 TEST_F(KernelDiscovery, FindsEveryImplementation) {

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "emit/writer.h"
+#include "scratch_directory.h"
 
 namespace backendbench::emit {
 namespace {
@@ -19,16 +20,7 @@ std::string read(const fs::path& path) {
   return buffer.str();
 }
 
-class Writer : public ::testing::Test {
- protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("bb_writer_" + std::to_string(::getpid()) + "_" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  fs::path root_;
-};
+using Writer = testing::ScratchDirectoryTest;
 
 TEST_F(Writer, WritesOnlyChangedContent) {
   {
