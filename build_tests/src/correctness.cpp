@@ -1,6 +1,7 @@
 // The body of every generated correctness test.
 #include "backendbench/correctness.h"
 
+#include <iostream>
 #include <sstream>
 
 #include "backendbench/harness.h"
@@ -46,6 +47,9 @@ void CorrectnessTest::run_correctness(const OperatorSpec& op, const CaseSpec& sp
   const Comparison comparison = compare_outputs(expected, actual);
   RecordProperty("max_abs_error", std::to_string(comparison.max_abs_error));
   RecordProperty("max_rel_error", std::to_string(comparison.max_rel_error));
+  // Also on stdout, so that CTest's JUnit (system-out) carries it, not only gtest's XML.
+  std::cout << "[ errors   ] " << spec.name << " max_abs_error=" << comparison.max_abs_error
+            << " max_rel_error=" << comparison.max_rel_error << " " << spec.arguments << "\n";
   EXPECT_TRUE(comparison.equal) << where << ": " << comparison.message << " (max abs error " << comparison.max_abs_error
                                 << ", max rel error " << comparison.max_rel_error << ")";
 }

@@ -16,7 +16,8 @@ at::Tensor add_kernel_impl(const at::Tensor& self, const at::Tensor& other, cons
     const scalar_t* x = a.data_ptr<scalar_t>();
     const scalar_t* y = b.data_ptr<scalar_t>();
     scalar_t* out = output.data_ptr<scalar_t>();
-    for (int64_t i = 0; i < output.numel(); ++i) {
+    const int64_t n = output.numel();  // hoisted: lets the compiler vectorise the loop
+    for (int64_t i = 0; i < n; ++i) {
       out[i] = static_cast<scalar_t>(static_cast<math_t>(x[i]) + factor * static_cast<math_t>(y[i]));
     }
   });
