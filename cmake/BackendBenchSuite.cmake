@@ -94,7 +94,8 @@ function(backendbench_add_kernels)
   add_library(backendbench::kernels ALIAS backendbench_kernels)
   set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_DIRECTORY "${ARG_DIRECTORY}")
   set_property(GLOBAL PROPERTY BACKENDBENCH_SKIP_CUDA "${skip_cuda}")
-  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNEL_SOURCES "${kernel_folders};${kernel_sources}")
+  # Suites depend on which kernels exist (folder contents), not on what a kernel file says.
+  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNEL_FOLDERS "${kernel_folders}")
 endfunction()
 
 function(backendbench_add_suite)
@@ -106,7 +107,7 @@ function(backendbench_add_suite)
   set(executable "backendbench_test_${ARG_NAME}")
   get_property(kernels_dir GLOBAL PROPERTY BACKENDBENCH_KERNELS_DIRECTORY)
   get_property(skip_cuda GLOBAL PROPERTY BACKENDBENCH_SKIP_CUDA)
-  get_property(kernel_inputs GLOBAL PROPERTY BACKENDBENCH_KERNEL_SOURCES)
+  get_property(kernel_folders GLOBAL PROPERTY BACKENDBENCH_KERNEL_FOLDERS)
 
   set(trace_files "")
   foreach(trace IN LISTS ARG_TRACES)
@@ -145,7 +146,7 @@ function(backendbench_add_suite)
             --shards "${ARG_SHARDS}" --test-executable "${CMAKE_BINARY_DIR}/${executable}"
             --results-dir "${BACKENDBENCH_RESULTS_DIR}" --timeout "${BACKENDBENCH_TEST_TIMEOUT}" ${options}
     COMMAND "${CMAKE_COMMAND}" -E touch "${out}/generate.stamp"
-    DEPENDS backendbench::generator ${_backendbench_templates} ${trace_files} ${kernel_inputs}
+    DEPENDS backendbench::generator ${_backendbench_templates} ${trace_files} ${kernel_folders}
     COMMENT "Generating suite ${ARG_NAME}"
     VERBATIM)
   add_custom_target(backendbench_generate_${ARG_NAME} DEPENDS "${out}/generate.stamp")
