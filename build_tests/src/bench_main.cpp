@@ -19,6 +19,7 @@
 #include <string>
 
 #include "backendbench/harness.h"
+#include "model/naming.h"
 
 namespace backendbench {
 namespace {
@@ -136,9 +137,10 @@ void register_benchmarks() {
   for (const OperatorSpec* op : registered_operators()) {
     for (size_t c = 0; c < op->case_count; ++c) {
       const CaseSpec* spec = &op->cases[c];
-      const std::string prefix = std::string(op->suite) + "/" + op->display + "/" + spec->name + "/";
+      const model::OperatorName name = *model::OperatorName::from_user(op->display);
       auto add = [&](const std::string& backend, const VariantSpec* variant) {
-        benchmark::RegisterBenchmark((prefix + backend).c_str(), run_benchmark, op, spec, variant)
+        const std::string benchmark = model::benchmark_name(op->suite, name, spec->name, backend);
+        benchmark::RegisterBenchmark(benchmark.c_str(), run_benchmark, op, spec, variant)
             ->UseManualTime()
             ->Iterations(1)
             ->Unit(benchmark::kMicrosecond);
