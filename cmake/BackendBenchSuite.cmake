@@ -130,6 +130,9 @@ function(backendbench_add_suite)
   if(ARG_EXCLUDE_UNKNOWN_OPERATORS)
     list(APPEND options --exclude-unknown-operators)
   endif()
+  if(BACKENDBENCH_INCLUDE_SYNTHETIC)
+    list(APPEND options --include-synthetic)
+  endif()
 
   set(cases "")
   set(tests "")
@@ -140,7 +143,7 @@ function(backendbench_add_suite)
   endforeach()
   add_custom_command(
     OUTPUT "${out}/generate.stamp"
-    BYPRODUCTS ${cases} ${tests} "${out}/ctest.cmake"
+    BYPRODUCTS ${cases} ${tests} "${out}/ctest.cmake" "${out}/excluded.csv"
     COMMAND backendbench::generator suite --name "${ARG_NAME}" --traces ${ARG_TRACES} --output "${out}"
             --templates "${_backendbench_templates_dir}" --kernels "${kernels_dir}" ${skip_cuda}
             --shards "${ARG_SHARDS}" --test-executable "${CMAKE_BINARY_DIR}/${executable}"

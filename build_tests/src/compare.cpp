@@ -25,7 +25,8 @@ std::string index_text(int64_t flat, at::IntArrayRef sizes) {
   return text.str();
 }
 
-void compare_tensors(const at::Tensor& expected, const at::Tensor& actual, const std::string& path, Comparison& result) {
+void compare_tensors(const at::Tensor& expected, const at::Tensor& actual, const std::string& path, CompareValues values,
+                     Comparison& result) {
   auto fail = [&](const std::string& message) {
     result.equal = false;
     if (result.message.empty()) result.message = path + ": " + message;
@@ -37,7 +38,19 @@ void compare_tensors(const at::Tensor& expected, const at::Tensor& actual, const
     return fail(std::string("dtype ") + c10::toString(actual.scalar_type()) + ", expected " + c10::toString(expected.scalar_type()));
   }
   if (expected.device() != actual.device()) return fail("device " + actual.device().str() + ", expected " + expected.device().str());
+  if (expected.layout() != actual.layout()) {
+    std::ostringstream message;
+    message << "layout " << actual.layout() << ", expected " << expected.layout();
+    return fail(message.str());
+  }
+  if (values == CompareValues::kMetadataOnly) {
+    if (expected.layout() == at::kStrided && expected.strides() != actual.strides()) {
+      return fail("strides " + shape_text(actual.strides()) + ", expected " + shape_text(expected.strides()));
+    }
+    return;
+  }
   if (expected.numel() == 0) return;
+  if (expected.is_sparse()) return compare_tensors(expected.to_dense(), actual.to_dense(), path, values, result);
 
   const at::ScalarType dtype = expected.scalar_type();
   at::Tensor want = expected.detach().to(at::kCPU).contiguous();
@@ -85,14 +98,15 @@ void compare_tensors(const at::Tensor& expected, const at::Tensor& actual, const
   }
 }
 
-void compare_values(const c10::IValue& expected, const c10::IValue& actual, const std::string& path, Comparison& result) {
+void compare_values(const c10::IValue& expected, const c10::IValue& actual, const std::string& path, CompareValues values,
+                    Comparison& result) {
   if (expected.isTensor()) {
     if (!actual.isTensor()) {
       result.equal = false;
       if (result.message.empty()) result.message = path + ": expected a tensor, got " + actual.tagKind();
       return;
     }
-    return compare_tensors(expected.toTensor(), actual.toTensor(), path, result);
+    return compare_tensors(expected.toTensor(), actual.toTensor(), path, values, result);
   }
   if (expected.isTuple() || expected.isList()) {
     const std::vector<c10::IValue> want = expected.isTuple() ? expected.toTupleRef().elements().vec() : expected.toListRef().vec();
@@ -107,7 +121,7 @@ void compare_values(const c10::IValue& expected, const c10::IValue& actual, cons
       if (result.message.empty()) result.message = path + ": " + std::to_string(got.size()) + " elements, expected " + std::to_string(want.size());
       return;
     }
-    for (size_t i = 0; i < want.size(); ++i) compare_values(want[i], got[i], path + "[" + std::to_string(i) + "]", result);
+    for (size_t i = 0; i < want.size(); ++i) compare_values(want[i], got[i], path + "[" + std::to_string(i) + "]", values, result);
     return;
   }
   if (expected.isDouble() && actual.isDouble() && std::isnan(expected.toDouble()) && std::isnan(actual.toDouble())) return;
@@ -139,14 +153,15 @@ Tolerance tolerance_for(at::ScalarType dtype) {
   }
 }
 
-Comparison compare_outputs(const std::vector<c10::IValue>& expected, const std::vector<c10::IValue>& actual) {
+Comparison compare_outputs(const std::vector<c10::IValue>& expected, const std::vector<c10::IValue>& actual,
+                           CompareValues values) {
   Comparison result;
   if (expected.size() != actual.size()) {
     result.equal = false;
     result.message = "returned " + std::to_string(actual.size()) + " values, expected " + std::to_string(expected.size());
     return result;
   }
-  for (size_t i = 0; i < expected.size(); ++i) compare_values(expected[i], actual[i], "output " + std::to_string(i), result);
+  for (size_t i = 0; i < expected.size(); ++i) compare_values(expected[i], actual[i], "output " + std::to_string(i), values, result);
   return result;
 }
 

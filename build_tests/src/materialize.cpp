@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "backendbench/harness.h"
+#include "backendbench/index_rules.h"
 #include "parse/parser.h"
 #include "parse/printer.h"
 
@@ -38,6 +39,9 @@ class Materializer {
  public:
   Materializer(uint64_t seed, c10::Device device)
       : generator_(at::make_generator<at::CPUGeneratorImpl>(seed)), device_(device) {}
+
+  // The case's generator, for draws that follow the conversion (index rules).
+  at::Generator& generator() { return generator_; }
 
   c10::IValue convert(const Value& value, const c10::TypePtr& type, const std::string& argument) {
     const std::string text = parse::print(value);
@@ -249,6 +253,7 @@ std::vector<c10::IValue> materialize(const c10::FunctionSchema& schema, const Ca
       throw std::invalid_argument("argument '" + parameter.name() + "' is missing and has no default");
     }
   }
+  apply_index_rules(schema, display_name(schema), stack, materializer.generator());
   return stack;
 }
 

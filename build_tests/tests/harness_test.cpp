@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include "backendbench/harness.h"
+#include "backendbench/operator_policies.h"
 
 namespace backendbench {
 namespace {
@@ -166,6 +167,87 @@ TEST(Compare, IntegersCompareExactly) {
   const at::Tensor flags = at::tensor({1, 0}).to(at::kBool);
   EXPECT_TRUE(compare(flags, flags.clone()).equal);
   EXPECT_FALSE(compare(flags, flags.logical_not()).equal);
+}
+
+}  // namespace
+}  // namespace backendbench
+
+// --- index rules, policies ---------------------------------------------------------------
+
+namespace backendbench {
+namespace {
+
+const OperatorSpec kEmbedding{"t", "embedding.default", "embedding__default", "aten::embedding", "", nullptr, 0, nullptr, 0};
+const OperatorSpec kGather{"t", "gather.default", "gather__default", "aten::gather", "", nullptr, 0, nullptr, 0};
+const OperatorSpec kIndex{"t", "index.Tensor", "index__Tensor", "aten::index", "Tensor", nullptr, 0, nullptr, 0};
+const OperatorSpec kBag{"t", "_embedding_bag.default", "_embedding_bag__default", "aten::_embedding_bag", "", nullptr, 0, nullptr, 0};
+const OperatorSpec kPoolBackward{"t", "max_pool2d_with_indices_backward.default", "x",
+                                 "aten::max_pool2d_with_indices_backward", "", nullptr, 0, nullptr, 0};
+const OperatorSpec kNewEmpty{"t", "new_empty_strided.default", "x", "aten::new_empty_strided", "", nullptr, 0, nullptr, 0};
+
+TEST(IndexRules, EmbeddingIndicesStayBelowTheRowCount) {
+  const auto stack = inputs(kEmbedding, "((T([7, 4], f32), T([64, 3], i64)), {})");
+  const at::Tensor indices = stack[1].toTensor();
+  EXPECT_EQ(indices.sizes(), (std::vector<int64_t>{64, 3}));
+  EXPECT_GE(indices.min().item<int64_t>(), 0);
+  EXPECT_LT(indices.max().item<int64_t>(), 7);
+  EXPECT_NO_THROW(call_reference(find_operator(kEmbedding), stack));
+}
+
+TEST(IndexRules, GatherIndicesStayInsideTheIndexedDimension) {
+  const auto stack = inputs(kGather, "((T([5, 3], f32), 1, T([5, 8], i64)), {})");
+  EXPECT_LT(stack[2].toTensor().max().item<int64_t>(), 3);
+  EXPECT_GE(stack[2].toTensor().min().item<int64_t>(), 0);
+}
+
+TEST(IndexRules, IndexListEntriesFollowTheirDimension) {
+  const auto stack = inputs(kIndex, "((T([4, 6], f32), [None, T([10], i64)]), {})");
+  const auto indices = stack[1].to<c10::List<std::optional<at::Tensor>>>();
+  EXPECT_FALSE(indices.get(0).has_value());
+  EXPECT_LT(indices.get(1)->max().item<int64_t>(), 6);
+  EXPECT_NO_THROW(call_reference(find_operator(kIndex), stack));
+}
+
+TEST(IndexRules, BagOffsetsAreSortedAndStartAtZero) {
+  const auto stack = inputs(kBag, "((T([9, 4], f32), T([20], i64), T([5], i64), False, 0, False, None, False), {})");
+  const at::Tensor offsets = stack[2].toTensor();
+  EXPECT_EQ(offsets[0].item<int64_t>(), 0);
+  EXPECT_TRUE(at::equal(offsets, std::get<0>(offsets.sort())));
+  EXPECT_LE(offsets.max().item<int64_t>(), 20);
+  EXPECT_NO_THROW(call_reference(find_operator(kBag), stack));
+}
+
+TEST(IndexRules, PoolingIndicesComeFromTheForwardPass) {
+  const auto stack = inputs(kPoolBackward,
+                            "((T([1, 2, 2, 2], f32), T([1, 2, 4, 4], f32), [2, 2], [2, 2], [0, 0], [1, 1], False, "
+                            "T([1, 2, 2, 2], i64)), {})");
+  const at::Tensor expected = std::get<1>(at::max_pool2d_with_indices(stack[1].toTensor(), {2, 2}, {2, 2}));
+  EXPECT_TRUE(at::equal(stack[7].toTensor(), expected));
+}
+
+TEST(Policies, DeviceLimitationsAreDocumentedPerDeviceType) {
+  EXPECT_TRUE(device_limitation("_softmax.default", "cpu", "((T([4, 8], f16), -1, True), {})").has_value());
+  EXPECT_FALSE(device_limitation("_softmax.default", "cpu", "((T([4, 8], f16), -1, False), {})").has_value());
+  EXPECT_FALSE(device_limitation("_softmax.default", "cuda", "((T([4, 8], f16), -1, True), {})").has_value());
+}
+
+TEST(Policies, UndefinedValuesCompareMetadataOnly) {
+  EXPECT_TRUE(has_undefined_values("new_empty_strided.default"));
+  EXPECT_FALSE(has_undefined_values("relu.default"));
+  auto stack = inputs(kNewEmpty, "((T([2, 3], f16), [2, 3], [1, 2]), {})");
+  const auto first = call_reference(find_operator(kNewEmpty), stack);
+  const auto second = call_reference(find_operator(kNewEmpty), stack);
+  EXPECT_TRUE(compare_outputs(first, second, CompareValues::kMetadataOnly).equal);
+  const std::vector<c10::IValue> wrong_strides = {at::empty_strided({2, 3}, {3, 1}, at::kHalf)};
+  EXPECT_EQ(compare_outputs(first, wrong_strides, CompareValues::kMetadataOnly).message,
+            "output 0: strides [3, 1], expected [1, 2]");
+}
+
+TEST(Compare, SparseTensorsCompareAsDense) {
+  const at::Tensor dense = at::tensor({0.0f, 2.0f, 0.0f, 3.0f});
+  EXPECT_TRUE(compare(dense.to_sparse(), dense.to_sparse()).equal);
+  EXPECT_FALSE(compare(dense.to_sparse(), (dense * 2).to_sparse()).equal);
+  EXPECT_EQ(compare(dense.to_sparse(), dense).message, "output 0: layout Strided, expected Sparse");
 }
 
 }  // namespace

@@ -135,11 +135,14 @@ int run_suite(const GenerateOptions& options) {
   emit::Emitter(options.templates).emit_suite(suite, output_options, writer);
   size_t cases = 0;
   for (const auto& op : suite.operators) cases += op.cases.size();
-  std::cout << "suite " << suite.name << ": " << suite.operators.size() << " operators, " << cases << " cases, "
+  std::cout << "suite " << suite.name << ": " << suite.operators.size() << " operators, " << cases << " cases included, "
             << suite.exclusions.size() << " excluded, from " << suite.sources.size() << " trace files\n";
-  for (const auto& exclusion : suite.exclusions) {
-    std::cout << "  excluded " << exclusion.op << " " << exclusion.arguments << " (" << exclusion.location
-              << "): " << exclusion.reason << "\n";
+  std::map<std::string, size_t> by_reason;
+  for (const auto& exclusion : suite.exclusions) ++by_reason[exclusion.reason];
+  for (const auto& [reason, count] : by_reason) std::cout << "  excluded " << count << ": " << reason << "\n";
+  if (!suite.exclusions.empty()) {
+    std::cout << "  every excluded input, with its reason: " << (fs::path(options.output) / emit::Emitter::suite_exclusions_file()).string()
+              << "\n";
   }
   report_written(writer);
   return 0;

@@ -21,6 +21,13 @@ std::string sources_of(const model::Suite& suite) {
   return suite.sources.front() + " and " + std::to_string(suite.sources.size() - 1) + " more trace files";
 }
 
+// RFC 4180: quoted, inner quotes doubled.
+std::string csv_field(const std::string& text) {
+  std::string field = "\"";
+  for (char c : text) field += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return field + "\"";
+}
+
 }  // namespace
 
 std::string cpp_string_literal(const std::string& text) {
@@ -41,6 +48,7 @@ Emitter::Emitter(std::string templates_directory) : templates_directory_(std::mo
 std::string Emitter::suite_cases_file(int shard) { return "cases_" + std::to_string(shard) + ".cpp"; }
 std::string Emitter::suite_tests_file(int shard) { return "tests_" + std::to_string(shard) + ".cpp"; }
 std::string Emitter::suite_ctest_file() { return "ctest.cmake"; }
+std::string Emitter::suite_exclusions_file() { return "excluded.csv"; }
 std::string Emitter::kernel_binding_file(const model::KernelVariant& kernel) {
   return kernel.folder + "/" + model::implementation_stem(kernel.folder, kernel.number) +
          (kernel.is_cuda ? ".binding.cu" : ".binding.cpp");
@@ -125,6 +133,12 @@ void Emitter::emit_suite(const model::Suite& suite, const SuiteOutputOptions& op
                               {"timeout", std::to_string(options.timeout_seconds)}}));
     }
   }
+  std::string exclusions = "operator,arguments,location,reason\n";
+  for (const model::Exclusion& exclusion : suite.exclusions) {
+    exclusions += csv_field(exclusion.op) + "," + csv_field(exclusion.arguments) + "," + csv_field(exclusion.location) +
+                  "," + csv_field(exclusion.reason) + "\n";
+  }
+  writer.write(suite_exclusions_file(), exclusions);
   writer.write(suite_ctest_file(),
                render("suite_tests.cmake.in", {{"generated_banner", banner("suite_tests.cmake.in", source)},
                                                {"suite", suite.name},

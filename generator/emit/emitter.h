@@ -24,7 +24,8 @@ class Emitter {
   explicit Emitter(std::string templates_directory);
 
   // Into a writer rooted at the suite's folder: cases_<k>.cpp, tests_<k>.cpp for k < shards,
-  // and ctest.cmake.
+  // ctest.cmake, and excluded.csv (operator, arguments, location, reason: one row per
+  // excluded input, for people and tools to read).
   void emit_suite(const model::Suite& suite, const SuiteOutputOptions& options, OutputWriter& writer) const;
   // Into a writer rooted at the kernels folder: <folder>/<stem>.binding.cpp (.cu for CUDA).
   void emit_kernel_binding(const model::KernelVariant& kernel, const model::Schema& schema, OutputWriter& writer) const;
@@ -32,6 +33,7 @@ class Emitter {
   static std::string suite_cases_file(int shard);
   static std::string suite_tests_file(int shard);
   static std::string suite_ctest_file();
+  static std::string suite_exclusions_file();
   static std::string kernel_binding_file(const model::KernelVariant& kernel);
 
  private:

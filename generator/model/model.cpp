@@ -51,6 +51,19 @@ int64_t input_elements(const parse::Arguments& arguments) {
   return total;
 }
 
+std::optional<std::string> operator_exclusion(const OperatorName& op) {
+  static const char* const kRandom = "random operator: its output is random by design, so no reference can agree with it";
+  static const std::map<std::string, std::string> kExcluded = {
+      {"bernoulli.default", kRandom}, {"bernoulli_.float", kRandom}, {"bernoulli_.Tensor", kRandom},
+      {"native_dropout.default", kRandom}, {"rand_like.default", kRandom}, {"randn_like.default", kRandom},
+      {"randint_like.default", kRandom}, {"normal_.default", kRandom}, {"uniform_.default", kRandom},
+      {"random_.default", kRandom}, {"exponential_.default", kRandom}, {"multinomial.default", kRandom},
+      {"randperm.default", kRandom}};
+  auto found = kExcluded.find(op.display());
+  if (found == kExcluded.end()) return std::nullopt;
+  return found->second;
+}
+
 bool matches_filter(const OperatorName& op, const std::string& filter) {
   std::string text = filter.rfind(op.space + ".", 0) == 0 ? filter.substr(op.space.size() + 1) : filter;
   if (text.find('.') == std::string::npos) return op.base == text;
@@ -87,6 +100,8 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
         }
         if (!schema) {
           excluded_operators[trace_name] = "operator not in the installed libtorch";
+        } else if (auto reason = operator_exclusion(*op)) {
+          excluded_operators[trace_name] = *reason;
         } else if (KernelSignature signature = kernel_signature(*schema); !signature.unsupported.empty()) {
           excluded_operators[trace_name] = "schema not bindable: " + signature.unsupported;
         } else {
@@ -131,7 +146,7 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
     for (Case& entry_case : entry.cases) {
       if (entry_case.synthetic && !options.include_synthetic) {
         suite.exclusions.push_back({trace_name, entry_case.arguments, entry_case.file + ":" + std::to_string(entry_case.line),
-                                    "synthetic input (cnt: 0); include with the synthetic-inputs option"});
+                                    "synthetic input (cnt: 0); include with BACKENDBENCH_INCLUDE_SYNTHETIC=ON (--include-synthetic)"});
       } else {
         kept.push_back(std::move(entry_case));
       }

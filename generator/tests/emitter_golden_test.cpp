@@ -38,7 +38,7 @@ TEST(Emitter, MatchesGoldenFiles) {
   testing::FakeSchemaSource schemas;
   const parse::ParseResult parsed = parse::parse_trace(
       "Operator: aten.relu.default\ncnt: 1, ((T([2], f32),), {})\ncnt: 1, ((T([4, 4], f16, stride=(1, 4)),), {})\n"
-      "Operator: aten.add.Tensor\ncnt: 3, ((T([2, 3], f16), 1.0), {'alpha': 2})\n",
+      "Operator: aten.add.Tensor\ncnt: 3, ((T([2, 3], f16), 1.0), {'alpha': 2})\ncnt: 0, ((T([5], f16), \"a\\\"b\"), {})\n",
       "traces/example.txt");
   ASSERT_TRUE(parsed.errors.empty());
   const model::KernelVariant relu_kernel{model::OperatorName{"aten", "relu", "default"}, "relu", 1,
@@ -53,7 +53,8 @@ TEST(Emitter, MatchesGoldenFiles) {
   options.results_directory = "build/results";
   emitter.emit_suite(suite, options, suite_writer);
   EXPECT_EQ(suite_writer.outputs(),
-            (std::vector<std::string>{"cases_0.cpp", "tests_0.cpp", "cases_1.cpp", "tests_1.cpp", "ctest.cmake"}));
+            (std::vector<std::string>{"cases_0.cpp", "tests_0.cpp", "cases_1.cpp", "tests_1.cpp", "excluded.csv",
+                                      "ctest.cmake"}));
   for (const std::string& file : suite_writer.outputs()) expect_matches_golden(root / "example" / file, "example_" + file);
 
   OutputWriter kernel_writer((root / "kernels").string());

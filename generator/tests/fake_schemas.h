@@ -24,6 +24,8 @@ class FakeSchemaSource : public model::SchemaSource {
     add("sum.dim_IntList", {"aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
                             {{"self", "Tensor"}, {"dim", "int[]?"}, {"keepdim", "bool"}, {"dtype", "ScalarType?"}},
                             {{"Tensor"}}});
+    add("bernoulli_.float", {"aten::bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)",
+                             {{"self", "Tensor", true}, {"p", "float"}, {"generator", "Generator?"}}, {{"Tensor", true}}});
     add("align_to.default", {"aten::align_to(Tensor(a) self, Dimname[] names) -> Tensor(a)",
                              {{"self", "Tensor"}, {"names", "Dimname[]"}}, {{"Tensor"}}});
   }

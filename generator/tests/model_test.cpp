@@ -53,7 +53,7 @@ TEST(BuildSuite, DeduplicatesCasesAndSumsCounts) {
             "at::Tensor add__Tensor_kernel_impl(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha)");
   ASSERT_EQ(suite.exclusions.size(), 1u);
   EXPECT_EQ(suite.exclusions[0].location, "t.txt:4");
-  EXPECT_EQ(suite.exclusions[0].reason, "synthetic input (cnt: 0); include with the synthetic-inputs option");
+  EXPECT_EQ(suite.exclusions[0].reason, "synthetic input (cnt: 0); include with BACKENDBENCH_INCLUDE_SYNTHETIC=ON (--include-synthetic)");
 }
 
 TEST(BuildSuite, SeedsDependOnContentOnly) {
@@ -237,6 +237,21 @@ TEST_F(KernelDiscovery, SuiteGetsTheVariantsOfItsOperators) {
   const Suite suite = build_suite("s", {trace(kTrace)}, testing::FakeSchemaSource(), {}, kernels);
   EXPECT_EQ(suite.operators[3].variants.size(), 1u);
   EXPECT_TRUE(suite.operators[1].variants.empty());
+}
+
+}  // namespace
+}  // namespace backendbench::model
+
+namespace backendbench::model {
+namespace {
+
+TEST(BuildSuite, RandomOperatorsAreExcludedWithAReason) {
+  const Suite suite = build_suite("s", {trace("Operator: aten.bernoulli_.float\ncnt: 4, ((T([8], f16), 0.9), {})\n")},
+                                  testing::FakeSchemaSource(), {}, {});
+  EXPECT_TRUE(suite.operators.empty());
+  ASSERT_EQ(suite.exclusions.size(), 1u);
+  EXPECT_EQ(suite.exclusions[0].reason, "random operator: its output is random by design, so no reference can agree with it");
+  EXPECT_FALSE(operator_exclusion(OperatorName{"aten", "relu", "default"}).has_value());
 }
 
 }  // namespace

@@ -39,9 +39,12 @@ struct Comparison {
   double max_abs_error = 0;
   double max_rel_error = 0;
 };
-// Recursive: tensors by shape, dtype, device and values (NaN equals NaN); tuples and lists
-// element-wise; scalars exactly.
-Comparison compare_outputs(const std::vector<c10::IValue>& expected, const std::vector<c10::IValue>& actual);
+enum class CompareValues { kYes, kMetadataOnly };
+// Recursive: tensors by layout, shape, dtype, device and values (NaN equals NaN; sparse
+// tensors as dense); tuples and lists element-wise; scalars exactly. kMetadataOnly (outputs
+// with undefined values) compares tensors by layout, shape, dtype, device and strides.
+Comparison compare_outputs(const std::vector<c10::IValue>& expected, const std::vector<c10::IValue>& actual,
+                           CompareValues values = CompareValues::kYes);
 
 // The device the aten backend runs on: BACKENDBENCH_DEVICE (cpu|cuda) or CUDA when available.
 c10::Device default_device();

@@ -1,0 +1,20 @@
+// What the harness knows about particular operators, as data (operator_policies.cpp):
+// - device limitations of ATen itself: inputs the reference cannot run on a device type; such
+//   cases are skipped there with the documented reason, never silently;
+// - operators whose output values are undefined (new_empty, ...): only metadata is compared.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace backendbench {
+
+// The documented reason when aten::<op> cannot run these arguments on `device_type` ("cpu").
+std::optional<std::string> device_limitation(const std::string& op_display, const std::string& device_type,
+                                             const std::string& arguments);
+
+// True for operators whose outputs have undefined values: compare shape, dtype, device and
+// strides only.
+bool has_undefined_values(const std::string& op_display);
+
+}  // namespace backendbench
