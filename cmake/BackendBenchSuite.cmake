@@ -1,6 +1,6 @@
 # The user-facing build concepts, one function each:
 #   backendbench_add_kernels(DIRECTORY dir)  kernels under test → one shared library each
-#   backendbench_add_suite(NAME n TRACES t.. [SHARDS k] [OPS o..] [TOPN n] [EXCLUDE_UNKNOWN_OPERATORS])
+#   backendbench_add_suite(NAME n TRACES t.. [SHARDS k] [OPS o..] [TOPN n] [BOTTOMN n] [EXCLUDE_UNKNOWN_OPERATORS])
 #                                            a generated gtest executable + CTest entries
 #   backendbench_add_bench()                 ./bench over every suite added
 #   backendbench_torchbench_traces(out_var)  where the TorchBench traces are (fatal if nowhere)
@@ -99,7 +99,7 @@ function(backendbench_add_kernels)
 endfunction()
 
 function(backendbench_add_suite)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "EXCLUDE_UNKNOWN_OPERATORS" "NAME;SHARDS;TOPN" "TRACES;OPS")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "EXCLUDE_UNKNOWN_OPERATORS" "NAME;SHARDS;TOPN;BOTTOMN" "TRACES;OPS")
   if(NOT ARG_SHARDS)
     set(ARG_SHARDS 1)
   endif()
@@ -126,6 +126,9 @@ function(backendbench_add_suite)
   endif()
   if(ARG_TOPN)
     list(APPEND options --top-n "${ARG_TOPN}")
+  endif()
+  if(ARG_BOTTOMN)
+    list(APPEND options --bottom-n "${ARG_BOTTOMN}")
   endif()
   if(ARG_EXCLUDE_UNKNOWN_OPERATORS)
     list(APPEND options --exclude-unknown-operators)

@@ -53,6 +53,8 @@ void compare_tensors(const at::Tensor& expected, const at::Tensor& actual, const
   if (expected.is_sparse()) return compare_tensors(expected.to_dense(), actual.to_dense(), path, values, result);
 
   const at::ScalarType dtype = expected.scalar_type();
+  // Fast path: identical tensors need no element loop (NaNs make at::equal false: slow path).
+  if (at::equal(expected, actual)) return;
   at::Tensor want = expected.detach().to(at::kCPU).contiguous();
   at::Tensor got = actual.detach().to(at::kCPU).contiguous();
   if (at::isComplexType(dtype)) {

@@ -29,9 +29,9 @@ void CorrectnessTest::run_correctness(const OperatorSpec& op, const CaseSpec& sp
   c10::OperatorHandle handle = find_operator(op);
   std::vector<c10::IValue> reference_inputs, kernel_inputs;
   try {
-    // Two materialisations from one seed: identical values and layouts, separate storage.
+    // One draw, two copies: identical values and layouts, separate storage.
     reference_inputs = materialize(handle.schema(), spec, device);
-    kernel_inputs = materialize(handle.schema(), spec, device);
+    kernel_inputs = clone_inputs(reference_inputs);
   } catch (const std::exception& error) {
     FAIL() << "cannot make inputs for " << where << ": " << error.what();
   }

@@ -257,6 +257,45 @@ std::vector<c10::IValue> materialize(const c10::FunctionSchema& schema, const Ca
   return stack;
 }
 
+namespace {
+
+at::Tensor clone_tensor(const at::Tensor& tensor) {
+  if (!tensor.defined() || tensor.layout() != at::kStrided) return tensor.defined() ? tensor.clone() : tensor;
+  const int64_t elements = static_cast<int64_t>(tensor.storage().nbytes() / tensor.element_size());
+  const at::Tensor source = tensor.as_strided({elements}, {1}, 0);  // the whole storage
+  at::Tensor storage = at::empty({elements}, tensor.options());
+  storage.copy_(source);
+  at::Tensor copy = storage.as_strided(tensor.sizes(), tensor.strides(), tensor.storage_offset());
+  if (tensor.unsafeGetTensorImpl()->is_wrapped_number()) copy.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return copy;
+}
+
+c10::IValue clone_value(const c10::IValue& value) {
+  if (value.isTensor()) return clone_tensor(value.toTensor());
+  if (value.isTensorList()) {
+    std::vector<at::Tensor> tensors;
+    for (const at::Tensor& tensor : value.toTensorVector()) tensors.push_back(clone_tensor(tensor));
+    return tensors;
+  }
+  if (value.isList() && value.toListRef().size() > 0 && value.type()->containedType(0)->kind() == c10::TypeKind::OptionalType) {
+    c10::List<std::optional<at::Tensor>> tensors;
+    for (const c10::IValue& item : value.toListRef()) {
+      tensors.push_back(item.isNone() ? std::optional<at::Tensor>() : clone_tensor(item.toTensor()));
+    }
+    return tensors;
+  }
+  return value;  // numbers, lists of numbers, dtypes, devices: immutable
+}
+
+}  // namespace
+
+std::vector<c10::IValue> clone_inputs(const std::vector<c10::IValue>& inputs) {
+  std::vector<c10::IValue> copies;
+  copies.reserve(inputs.size());
+  for (const c10::IValue& value : inputs) copies.push_back(clone_value(value));
+  return copies;
+}
+
 std::vector<c10::IValue> call_reference(const c10::OperatorHandle& op, std::vector<c10::IValue> inputs) {
   op.callBoxed(&inputs);
   return inputs;

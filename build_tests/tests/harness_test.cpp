@@ -252,3 +252,23 @@ TEST(Compare, SparseTensorsCompareAsDense) {
 
 }  // namespace
 }  // namespace backendbench
+
+namespace backendbench {
+namespace {
+
+TEST(CloneInputs, CopiesStorageAndKeepsLayout) {
+  const auto original = inputs(kAdd, "((T([2, 3, 4], f32, stride=(0, 4, 1)), 2.5), {'alpha': 3})");
+  const auto copies = clone_inputs(original);
+  const at::Tensor a = original[0].toTensor();
+  const at::Tensor b = copies[0].toTensor();
+  EXPECT_TRUE(at::equal(a, b));
+  EXPECT_EQ(b.strides(), a.strides());
+  EXPECT_NE(a.data_ptr(), b.data_ptr());
+  EXPECT_TRUE(copies[1].toTensor().unsafeGetTensorImpl()->is_wrapped_number());
+  b.fill_(0);  // writes through the shared (zero-stride) storage of the copy only
+  EXPECT_FALSE(at::equal(a, b));
+  EXPECT_EQ(copies[2].toScalar().to<int64_t>(), 3);
+}
+
+}  // namespace
+}  // namespace backendbench

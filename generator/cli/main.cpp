@@ -85,6 +85,7 @@ struct GenerateOptions {
   int shards = 1;
   std::vector<std::string> ops;
   int top_n = 0;
+  int bottom_n = 0;
   bool include_synthetic = false;
   bool exclude_unknown = false;
   std::string test_executable;
@@ -118,7 +119,8 @@ int run_suite(const GenerateOptions& options) {
   const std::vector<model::KernelVariant> kernels = find_kernels(options, schemas);
   std::vector<parse::TraceFile> traces;
   if (!parse_all(expand_trace_paths(options.traces), traces)) return 1;
-  model::SuiteOptions suite_options{options.ops, options.top_n, options.include_synthetic, options.exclude_unknown};
+  model::SuiteOptions suite_options{options.ops, options.top_n, options.bottom_n, options.include_synthetic,
+                                    options.exclude_unknown};
   const model::Suite suite = model::build_suite(options.suite, traces, schemas, suite_options, kernels);
   for (const std::string& filter : options.ops) {
     if (std::none_of(suite.operators.begin(), suite.operators.end(),
@@ -184,6 +186,7 @@ int main(int argc, char** argv) {
                     "operators: exact overloads (add.Tensor) or base names (add = every add.* overload)")
       ->delimiter(',');
   suite->add_option("--top-n", options.top_n, "keep the N largest inputs per operator (0: all)");
+  suite->add_option("--bottom-n", options.bottom_n, "keep the N smallest inputs per operator (with --top-n: both)");
   suite->add_flag("--include-synthetic", options.include_synthetic, "include cnt: 0 inputs");
   suite->add_flag("--exclude-unknown-operators", options.exclude_unknown,
                   "exclude (with a reason) operators this libtorch lacks, instead of failing");

@@ -151,16 +151,16 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
         kept.push_back(std::move(entry_case));
       }
     }
-    if (options.top_n > 0 && kept.size() > static_cast<size_t>(options.top_n)) {
+    if ((options.top_n > 0 || options.bottom_n > 0) && kept.size() > static_cast<size_t>(options.top_n + options.bottom_n)) {
       std::vector<size_t> order(kept.size());
       for (size_t i = 0; i < order.size(); ++i) order[i] = i;
       std::stable_sort(order.begin(), order.end(),
                        [&](size_t a, size_t b) { return kept[a].input_elements > kept[b].input_elements; });
-      order.resize(options.top_n);
-      std::sort(order.begin(), order.end());  // keep trace order among the chosen
-      std::vector<Case> top;
-      for (size_t i : order) top.push_back(std::move(kept[i]));
-      kept = std::move(top);
+      std::set<size_t> chosen(order.begin(), order.begin() + options.top_n);
+      chosen.insert(order.end() - options.bottom_n, order.end());
+      std::vector<Case> selected;  // in trace order
+      for (size_t i : chosen) selected.push_back(std::move(kept[i]));
+      kept = std::move(selected);
     }
     // Hash collisions of the 32-bit suffix are possible in principle: disambiguate, never merge.
     std::map<std::string, int> seen;

@@ -63,7 +63,8 @@ struct SuiteOptions {
   // Exact overloads (add.Tensor, aten.add.Tensor) or base names (add: every overload whose
   // base is exactly add, so relu never selects leaky_relu). Empty: all operators.
   std::vector<std::string> op_filters;
-  int top_n = 0;                   // >0: keep the N inputs with most elements per operator
+  int top_n = 0;     // >0: keep the N inputs with most elements per operator
+  int bottom_n = 0;  // >0: keep the N inputs with fewest elements (with top_n: the union)
   bool include_synthetic = false;  // cnt: 0 lines
   // Traces recorded by an older PyTorch may name operators this libtorch no longer has
   // (aten.im2col_backward): true excludes their cases with that reason instead of failing.

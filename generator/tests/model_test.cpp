@@ -98,6 +98,18 @@ TEST(BuildSuite, TopNKeepsTheLargestInputsInTraceOrder) {
   EXPECT_EQ(suite.operators[1].cases[0].arguments, "((T([64, 64], f16), T([64], f16)), {})");
 }
 
+TEST(BuildSuite, TopAndBottomNKeepTheLargestAndSmallest) {
+  SuiteOptions options;
+  options.top_n = 1;
+  options.bottom_n = 1;
+  options.include_synthetic = true;
+  const Suite suite = build_suite("s", {trace(kTrace)}, testing::FakeSchemaSource(), options, {});
+  ASSERT_EQ(suite.operators[1].cases.size(), 2u);
+  // In trace order: the smallest (12 elements; the synthetic one has 16), then the largest.
+  EXPECT_EQ(suite.operators[1].cases[0].arguments, "((T([2, 3], f16), T([2, 3], f16)), {})");
+  EXPECT_EQ(suite.operators[1].cases[1].arguments, "((T([64, 64], f16), T([64], f16)), {})");
+}
+
 TEST(BuildSuite, SumSymIntIsAnAliasOfDimIntList) {
   const Suite suite = build_suite("s", {trace("Operator: aten.sum.SymInt\ncnt: 1, ((T([4, 4], f16), [0]), {})\n")},
                                   testing::FakeSchemaSource(), {}, {});

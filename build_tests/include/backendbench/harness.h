@@ -21,6 +21,10 @@ c10::OperatorHandle find_operator(const OperatorSpec& op);
 // std::invalid_argument naming the argument when the text does not fit the schema.
 std::vector<c10::IValue> materialize(const c10::FunctionSchema& schema, const CaseSpec& spec, c10::Device device);
 
+// A deep copy of inputs: every tensor gets its own storage with the same size, strides and
+// offset (zero-stride views stay views), so the kernel cannot touch the reference's inputs.
+std::vector<c10::IValue> clone_inputs(const std::vector<c10::IValue>& inputs);
+
 // Calls the operator through the dispatcher (the reference) or a kernel; returns outputs.
 std::vector<c10::IValue> call_reference(const c10::OperatorHandle& op, std::vector<c10::IValue> inputs);
 std::vector<c10::IValue> call_kernel(const c10::OperatorHandle& op, const c10::KernelFunction& kernel,
