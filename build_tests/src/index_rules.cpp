@@ -49,6 +49,8 @@ const std::vector<IndexRule>& index_rules() {
       {"index_put_.default", "indices", B::kListPositions, "self"},
       {"_index_put_impl_.default", "indices", B::kListPositions, "self"},
       {"max_pool2d_with_indices_backward.default", "indices", B::kPoolingIndices, "self"},
+      {"grid_sampler_2d.default", "grid", B::kUnitRange, "grid"},
+      {"grid_sampler_2d_backward.default", "grid", B::kUnitRange, "grid"},
   };
   return rules;
 }
@@ -118,6 +120,12 @@ void apply_index_rules(const c10::FunctionSchema& schema, const std::string& op_
         auto pooled = at::max_pool2d_with_indices(input, window("kernel_size"), window("stride"), window("padding"),
                                                   window("dilation"), stack[argument_position(schema, "ceil_mode")].toBool());
         target = std::get<1>(pooled).contiguous();
+        break;
+      }
+      case IndexBound::kUnitRange: {
+        const at::Tensor like = target.toTensor();
+        const at::Tensor values = at::rand(like.sizes(), generator, at::TensorOptions().dtype(at::kFloat)) * 2 - 1;
+        target = values.to(like.device(), like.scalar_type());
         break;
       }
     }

@@ -225,6 +225,14 @@ TEST(IndexRules, PoolingIndicesComeFromTheForwardPass) {
   EXPECT_TRUE(at::equal(stack[7].toTensor(), expected));
 }
 
+TEST(IndexRules, GridCoordinatesStayNormalised) {
+  const OperatorSpec grid_sampler{"t", "grid_sampler_2d.default", "x", "aten::grid_sampler_2d", "", nullptr, 0, nullptr, 0};
+  const at::Tensor grid = inputs(grid_sampler, "((T([1, 1, 4, 4], f32), T([1, 8, 8, 2], f32), 0, 0, False), {})")[1].toTensor();
+  EXPECT_GE(grid.min().item<float>(), -1.0f);
+  EXPECT_LE(grid.max().item<float>(), 1.0f);
+  EXPECT_EQ(grid.sizes(), (std::vector<int64_t>{1, 8, 8, 2}));
+}
+
 TEST(Policies, DeviceLimitationsAreDocumentedPerDeviceType) {
   EXPECT_TRUE(device_limitation("_softmax.default", "cpu", "((T([4, 8], f16), -1, True), {})").has_value());
   EXPECT_FALSE(device_limitation("_softmax.default", "cpu", "((T([4, 8], f16), -1, False), {})").has_value());

@@ -138,7 +138,9 @@ int run_suite(const GenerateOptions& options) {
   size_t cases = 0;
   for (const auto& op : suite.operators) cases += op.cases.size();
   std::cout << "suite " << suite.name << ": " << suite.operators.size() << " operators, " << cases << " cases included, "
-            << suite.exclusions.size() << " excluded, from " << suite.sources.size() << " trace files\n";
+            << suite.exclusions.size() << " excluded, from " << suite.sources.size() << " trace files";
+  if (suite.unselected > 0) std::cout << " (" << suite.unselected << " more inputs not selected by --top-n/--bottom-n)";
+  std::cout << "\n";
   std::map<std::string, size_t> by_reason;
   for (const auto& exclusion : suite.exclusions) ++by_reason[exclusion.reason];
   for (const auto& [reason, count] : by_reason) std::cout << "  excluded " << count << ": " << reason << "\n";

@@ -158,6 +158,7 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
                        [&](size_t a, size_t b) { return kept[a].input_elements > kept[b].input_elements; });
       std::set<size_t> chosen(order.begin(), order.begin() + options.top_n);
       chosen.insert(order.end() - options.bottom_n, order.end());
+      suite.unselected += kept.size() - chosen.size();
       std::vector<Case> selected;  // in trace order
       for (size_t i : chosen) selected.push_back(std::move(kept[i]));
       kept = std::move(selected);

@@ -57,6 +57,7 @@ struct Suite {
   std::vector<std::string> sources;  // trace files it was built from
   std::vector<Operator> operators;   // sorted by trace name
   std::vector<Exclusion> exclusions;
+  size_t unselected = 0;  // inputs left out by top_n/bottom_n (a selection, not an exclusion)
 };
 
 struct SuiteOptions {

@@ -105,6 +105,7 @@ TEST(BuildSuite, TopAndBottomNKeepTheLargestAndSmallest) {
   options.include_synthetic = true;
   const Suite suite = build_suite("s", {trace(kTrace)}, testing::FakeSchemaSource(), options, {});
   ASSERT_EQ(suite.operators[1].cases.size(), 2u);
+  EXPECT_EQ(suite.unselected, 1u + 0u);  // add.Tensor's synthetic input; the others have 1 input each
   // In trace order: the smallest (12 elements; the synthetic one has 16), then the largest.
   EXPECT_EQ(suite.operators[1].cases[0].arguments, "((T([2, 3], f16), T([2, 3], f16)), {})");
   EXPECT_EQ(suite.operators[1].cases[1].arguments, "((T([64, 64], f16), T([64], f16)), {})");

@@ -1,6 +1,7 @@
 // Index-like arguments get valid values, derived from the other arguments of the call: random
-// integers would index out of bounds (an error, or a crash inside ATen). The rules are data,
-// one row per (operator, argument); see index_rules.cpp.
+// integers would index out of bounds (an error, or a crash inside ATen). Arguments with a value
+// domain (normalised coordinates) get values inside it. The rules are data, one row per
+// (operator, argument); see index_rules.cpp.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -19,6 +20,7 @@ enum class IndexBound {
   kBagOffsets,        // sorted offsets into <source> (the indices), starting at 0
   kOffsetToBag,       // for each index position, the bag it falls in, from <source> (the offsets)
   kPoolingIndices,    // what max_pool2d_with_indices returns for <source> with this call's window
+  kUnitRange,         // floats in [-1, 1]: normalised coordinates (grid_sampler's grid)
 };
 
 struct IndexRule {
