@@ -1,5 +1,6 @@
 // Output comparison. Tolerances: torch.testing.assert_close's defaults per dtype (docs:
 // README "Correctness"), NaN equal to NaN, infinities equal only to the same infinity.
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -25,8 +26,24 @@ std::string index_text(int64_t flat, at::IntArrayRef sizes) {
   return text.str();
 }
 
+// The spacing of the dtype's numbers at 1.0 (complex: of its parts).
+double machine_epsilon(at::ScalarType dtype) {
+  switch (dtype) {
+    case at::kHalf:
+    case at::kComplexHalf:
+      return 9.765625e-4;  // 2^-10
+    case at::kBFloat16:
+      return 7.8125e-3;  // 2^-7
+    case at::kFloat:
+    case at::kComplexFloat:
+      return 1.1920928955078125e-7;  // 2^-23
+    default:
+      return 2.220446049250313e-16;  // 2^-52
+  }
+}
+
 void compare_tensors(const at::Tensor& expected, const at::Tensor& actual, const std::string& path, CompareValues values,
-                     Comparison& result) {
+                     double scale_ulps, Comparison& result) {
   auto fail = [&](const std::string& message) {
     result.equal = false;
     if (result.message.empty()) result.message = path + ": " + message;
@@ -50,7 +67,7 @@ void compare_tensors(const at::Tensor& expected, const at::Tensor& actual, const
     return;
   }
   if (expected.numel() == 0) return;
-  if (expected.is_sparse()) return compare_tensors(expected.to_dense(), actual.to_dense(), path, values, result);
+  if (expected.is_sparse()) return compare_tensors(expected.to_dense(), actual.to_dense(), path, values, scale_ulps, result);
 
   const at::ScalarType dtype = expected.scalar_type();
   // Fast path: identical tensors need no element loop (NaNs make at::equal false: slow path).
@@ -64,7 +81,10 @@ void compare_tensors(const at::Tensor& expected, const at::Tensor& actual, const
     want = want.to(at::kDouble).flatten();
     got = got.to(at::kDouble).flatten();
   }
-  const Tolerance tolerance = tolerance_for(dtype);
+  Tolerance tolerance = tolerance_for(dtype);
+  if (scale_ulps > 0 && (at::isFloatingType(dtype) || at::isComplexType(dtype))) {
+    tolerance.atol += scale_ulps * machine_epsilon(dtype) * want.abs().nan_to_num(0, 0, 0).max().item<double>();
+  }
   const double* w = want.data_ptr<double>();
   const double* g = got.data_ptr<double>();
   const int64_t n = want.numel();
@@ -101,14 +121,14 @@ void compare_tensors(const at::Tensor& expected, const at::Tensor& actual, const
 }
 
 void compare_values(const c10::IValue& expected, const c10::IValue& actual, const std::string& path, CompareValues values,
-                    Comparison& result) {
+                    double scale_ulps, Comparison& result) {
   if (expected.isTensor()) {
     if (!actual.isTensor()) {
       result.equal = false;
       if (result.message.empty()) result.message = path + ": expected a tensor, got " + actual.tagKind();
       return;
     }
-    return compare_tensors(expected.toTensor(), actual.toTensor(), path, values, result);
+    return compare_tensors(expected.toTensor(), actual.toTensor(), path, values, scale_ulps, result);
   }
   if (expected.isTuple() || expected.isList()) {
     const std::vector<c10::IValue> want = expected.isTuple() ? expected.toTupleRef().elements().vec() : expected.toListRef().vec();
@@ -123,7 +143,7 @@ void compare_values(const c10::IValue& expected, const c10::IValue& actual, cons
       if (result.message.empty()) result.message = path + ": " + std::to_string(got.size()) + " elements, expected " + std::to_string(want.size());
       return;
     }
-    for (size_t i = 0; i < want.size(); ++i) compare_values(want[i], got[i], path + "[" + std::to_string(i) + "]", values, result);
+    for (size_t i = 0; i < want.size(); ++i) compare_values(want[i], got[i], path + "[" + std::to_string(i) + "]", values, scale_ulps, result);
     return;
   }
   if (expected.isDouble() && actual.isDouble() && std::isnan(expected.toDouble()) && std::isnan(actual.toDouble())) return;
@@ -157,13 +177,25 @@ Tolerance tolerance_for(at::ScalarType dtype) {
 
 Comparison compare_outputs(const std::vector<c10::IValue>& expected, const std::vector<c10::IValue>& actual,
                            CompareValues values) {
+  CompareOptions options;
+  options.values = values;
+  return compare_outputs(expected, actual, options);
+}
+
+Comparison compare_outputs(const std::vector<c10::IValue>& expected, const std::vector<c10::IValue>& actual,
+                           const CompareOptions& options) {
   Comparison result;
   if (expected.size() != actual.size()) {
     result.equal = false;
     result.message = "returned " + std::to_string(actual.size()) + " values, expected " + std::to_string(expected.size());
     return result;
   }
-  for (size_t i = 0; i < expected.size(); ++i) compare_values(expected[i], actual[i], "output " + std::to_string(i), values, result);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const bool metadata_only = std::find(options.metadata_only_outputs.begin(), options.metadata_only_outputs.end(), i) !=
+                               options.metadata_only_outputs.end();
+    compare_values(expected[i], actual[i], "output " + std::to_string(i),
+                   metadata_only ? CompareValues::kMetadataOnly : options.values, options.scale_ulps, result);
+  }
   return result;
 }
 

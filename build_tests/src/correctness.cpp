@@ -53,8 +53,11 @@ void CorrectnessTest::run_correctness(const OperatorSpec& op, const CaseSpec& sp
     FAIL() << (variant ? std::string(variant->name) + " (" + variant->source + ")" : std::string("aten")) << " threw on "
            << where << ": " << error.what();
   }
-  const Comparison comparison = compare_outputs(
-      expected, actual, has_undefined_values(op.display) ? CompareValues::kMetadataOnly : CompareValues::kYes);
+  CompareOptions compare_options;
+  compare_options.values = has_undefined_values(op.display) ? CompareValues::kMetadataOnly : CompareValues::kYes;
+  compare_options.metadata_only_outputs = undefined_outputs(op.display);
+  compare_options.scale_ulps = accumulates_in_any_order(op.display) ? kAccumulationUlps : 0;
+  const Comparison comparison = compare_outputs(expected, actual, compare_options);
   RecordProperty("max_abs_error", std::to_string(comparison.max_abs_error));
   RecordProperty("max_rel_error", std::to_string(comparison.max_rel_error));
   // Also on stdout, so that CTest's JUnit (system-out) carries it, not only gtest's XML.

@@ -50,6 +50,7 @@ const std::vector<IndexRule>& index_rules() {
       {"_index_put_impl_.default", "indices", B::kListPositions, "self"},
       {"max_pool2d_with_indices_backward.default", "indices", B::kPoolingIndices, "self"},
       {"grid_sampler_2d.default", "grid", B::kUnitRange, "grid"},
+      {"_sparse_coo_tensor_with_dims_and_tensors.default", "indices", B::kSparseIndices, "size"},
       {"grid_sampler_2d_backward.default", "grid", B::kUnitRange, "grid"},
   };
   return rules;
@@ -120,6 +121,14 @@ void apply_index_rules(const c10::FunctionSchema& schema, const std::string& op_
         auto pooled = at::max_pool2d_with_indices(input, window("kernel_size"), window("stride"), window("padding"),
                                                   window("dilation"), stack[argument_position(schema, "ceil_mode")].toBool());
         target = std::get<1>(pooled).contiguous();
+        break;
+      }
+      case IndexBound::kSparseIndices: {
+        const at::Tensor like = target.toTensor();
+        const std::vector<int64_t> size = source.toIntVector();
+        std::vector<at::Tensor> rows;
+        for (int64_t d = 0; d < like.size(0); ++d) rows.push_back(valid_indices(like[d], size.at(d), generator));
+        target = rows.empty() ? like : at::stack(rows);
         break;
       }
       case IndexBound::kUnitRange: {

@@ -36,6 +36,8 @@ const std::vector<DeviceLimitation>& device_limitations() {
       {"grid_sampler_2d_backward.default", "cpu", R"(f16)",
        "ATen's CPU grid_sampler_2d backward in half precision is nondeterministic (seen with libtorch 2.15)"},
       {"_fft_c2c.default", "cpu", R"(c32)", "ATen's CPU FFT (MKL) has no complex-half (c32) support"},
+      {"_fft_c2c.default", "cuda", R"(c32)",
+       "cuFFT in half precision supports only power-of-two signal sizes (the traced c32 inputs are 512 x 768)"},
       {"_fft_r2c.default", "cpu", R"(f16)", "ATen's CPU FFT (MKL) has no half-precision support"},
       {"_fft_c2r.default", "cpu", R"(c32)", "ATen's CPU FFT (MKL) has no complex-half (c32) support"},
   };
@@ -53,6 +55,24 @@ std::optional<std::string> device_limitation(const std::string& op_display, cons
     }
   }
   return std::nullopt;
+}
+
+std::vector<size_t> undefined_outputs(const std::string& op_display) {
+  // _cudnn_rnn returns (output, hy, cy, reserve, weight_buf): reserve is cuDNN's workspace.
+  if (op_display == "_cudnn_rnn.default") return {3};
+  return {};
+}
+
+bool accumulates_in_any_order(const std::string& op_display) {
+  static const std::set<std::string> kAccumulating = {
+      "index_add.default", "index_add_.default", "scatter_add.default", "scatter_add_.default",
+      "index_put.default", "index_put_.default", "_index_put_impl_.default", "embedding_dense_backward.default",
+      "_embedding_bag_backward.default", "_embedding_bag_dense_backward.default",
+      "_embedding_bag_per_sample_weights_backward.default", "reflection_pad2d_backward.default",
+      "replication_pad2d_backward.default", "upsample_bilinear2d_backward.default",
+      "upsample_nearest2d_backward.default", "grid_sampler_2d_backward.default",
+      "max_pool2d_with_indices_backward.default", "avg_pool2d_backward.default", "col2im.default"};
+  return kAccumulating.count(op_display) > 0;
 }
 
 bool has_undefined_values(const std::string& op_display) {

@@ -280,3 +280,45 @@ TEST(CloneInputs, CopiesStorageAndKeepsLayout) {
 
 }  // namespace
 }  // namespace backendbench
+
+namespace backendbench {
+namespace {
+
+TEST(Compare, AccumulationToleranceScalesWithTheOutput) {
+  // Sums near 8 in f16: one ulp is 2^-7; a different summation order moves them a few ulps.
+  const at::Tensor expected = at::full({64}, 7.5, at::kHalf);
+  const at::Tensor reordered = expected + 4 * 0.0078125;
+  EXPECT_FALSE(compare_outputs({expected}, {reordered}).equal);
+  CompareOptions accumulating;
+  accumulating.scale_ulps = kAccumulationUlps;
+  EXPECT_TRUE(compare_outputs({expected}, {reordered}, accumulating).equal);
+  EXPECT_FALSE(compare_outputs({expected}, {expected + 1.0}, accumulating).equal);  // still catches real errors
+  EXPECT_TRUE(accumulates_in_any_order("scatter_add.default"));
+  EXPECT_FALSE(accumulates_in_any_order("add.Tensor"));
+}
+
+TEST(Compare, UndefinedOutputPositionsCompareMetadataOnly) {
+  CompareOptions options;
+  options.metadata_only_outputs = {1};
+  const std::vector<c10::IValue> expected = {at::zeros({2}), at::zeros({3}, at::kByte)};
+  EXPECT_TRUE(compare_outputs(expected, {at::zeros({2}), at::ones({3}, at::kByte)}, options).equal);
+  EXPECT_FALSE(compare_outputs(expected, {at::ones({2}), at::ones({3}, at::kByte)}, options).equal);
+  EXPECT_FALSE(compare_outputs(expected, {at::zeros({2}), at::ones({4}, at::kByte)}, options).equal);
+  EXPECT_EQ(undefined_outputs("_cudnn_rnn.default"), (std::vector<size_t>{3}));
+}
+
+TEST(IndexRules, SparseIndicesStayInsideTheSize) {
+  const OperatorSpec sparse{"t", "_sparse_coo_tensor_with_dims_and_tensors.default", "x",
+                            "aten::_sparse_coo_tensor_with_dims_and_tensors", "", nullptr, 0, nullptr, 0};
+  const auto stack = inputs(sparse, "((1, 1, [7, 3], T([1, 50], i64), T([50, 3], f32)), {'dtype': f32, 'layout': "
+                                    "torch.sparse_coo, 'device': 'cpu', 'pin_memory': None})");
+  const at::Tensor indices = stack[3].toTensor();
+  EXPECT_EQ(indices.sizes(), (std::vector<int64_t>{1, 50}));
+  EXPECT_GE(indices.min().item<int64_t>(), 0);
+  EXPECT_LT(indices.max().item<int64_t>(), 7);
+  const auto output = call_reference(find_operator(sparse), stack);
+  EXPECT_NO_THROW(output[0].toTensor().to_dense());
+}
+
+}  // namespace
+}  // namespace backendbench

@@ -265,6 +265,8 @@ TEST(BuildSuite, RandomOperatorsAreExcludedWithAReason) {
   ASSERT_EQ(suite.exclusions.size(), 1u);
   EXPECT_EQ(suite.exclusions[0].reason, "random operator: its output is random by design, so no reference can agree with it");
   EXPECT_FALSE(operator_exclusion(OperatorName{"aten", "relu", "default"}).has_value());
+  EXPECT_EQ(operator_exclusion(OperatorName{"aten", "_cudnn_rnn_backward", "default"}),
+            "consumes the opaque reserve buffer of the _cudnn_rnn call it differentiates; a trace cannot supply a valid one");
 }
 
 }  // namespace

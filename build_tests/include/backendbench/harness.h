@@ -44,11 +44,19 @@ struct Comparison {
   double max_rel_error = 0;
 };
 enum class CompareValues { kYes, kMetadataOnly };
+
+struct CompareOptions {
+  CompareValues values = CompareValues::kYes;
+  std::vector<size_t> metadata_only_outputs;  // positions compared as with kMetadataOnly
+  double scale_ulps = 0;  // >0: extra atol of scale_ulps × eps(dtype) × max|expected| (accumulations)
+};
 // Recursive: tensors by layout, shape, dtype, device and values (NaN equals NaN; sparse
 // tensors as dense); tuples and lists element-wise; scalars exactly. kMetadataOnly (outputs
 // with undefined values) compares tensors by layout, shape, dtype, device and strides.
 Comparison compare_outputs(const std::vector<c10::IValue>& expected, const std::vector<c10::IValue>& actual,
                            CompareValues values = CompareValues::kYes);
+Comparison compare_outputs(const std::vector<c10::IValue>& expected, const std::vector<c10::IValue>& actual,
+                           const CompareOptions& options);
 
 // The device the aten backend runs on: BACKENDBENCH_DEVICE (cpu|cuda) or CUDA when available.
 c10::Device default_device();

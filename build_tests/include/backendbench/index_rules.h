@@ -21,6 +21,7 @@ enum class IndexBound {
   kOffsetToBag,       // for each index position, the bag it falls in, from <source> (the offsets)
   kPoolingIndices,    // what max_pool2d_with_indices returns for <source> with this call's window
   kUnitRange,         // floats in [-1, 1]: normalised coordinates (grid_sampler's grid)
+  kSparseIndices,     // COO indices [sparse_dim, nnz]: row d in [0, <source>[d]) (<source>: the size list)
 };
 
 struct IndexRule {

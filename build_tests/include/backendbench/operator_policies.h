@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace backendbench {
 
@@ -16,5 +17,14 @@ std::optional<std::string> device_limitation(const std::string& op_display, cons
 // True for operators whose outputs have undefined values: compare shape, dtype, device and
 // strides only.
 bool has_undefined_values(const std::string& op_display);
+
+// Positions of outputs with undefined contents (cuDNN's opaque reserve buffer): metadata only.
+std::vector<size_t> undefined_outputs(const std::string& op_display);
+
+// True for operators that accumulate many terms into one output element in no fixed order
+// (atomics on CUDA): their low-precision results legitimately vary with the order, so values
+// are compared with an extra absolute tolerance of kAccumulationUlps × eps(dtype) × max|expected|.
+bool accumulates_in_any_order(const std::string& op_display);
+constexpr double kAccumulationUlps = 16;
 
 }  // namespace backendbench
