@@ -2,7 +2,8 @@
 # Installs what backendbench builds against, when it is missing (idempotent):
 #   libtorch      the `torch` Python package (pip): its CMake package and libraries
 #   GoogleTest    Debian's libgtest-dev        Google Benchmark  libbenchmark-dev
-#   CLI11         libcli11-dev (generator CLI) CMake, Ninja, g++ build tools
+#   CLI11         libcli11-dev (generator CLI) nlohmann-json  nlohmann-json3-dev (dataset JSON)
+#   CMake, Ninja, g++: build tools
 # BACKENDBENCH_NO_INSTALL=1 only checks (machines without package access).
 set -euo pipefail
 
@@ -18,6 +19,7 @@ need g++ command -v g++
 need libgtest-dev test -e /usr/include/gtest/gtest.h
 need libbenchmark-dev test -e /usr/include/benchmark/benchmark.h
 need libcli11-dev test -e /usr/include/CLI/CLI.hpp
+need nlohmann-json3-dev test -e /usr/include/nlohmann/json.hpp
 
 python=${PYTHON:-python3}
 has_torch=1

@@ -16,6 +16,8 @@ void PrintTo(const CaseSpec& spec, std::ostream* out) {
 void CorrectnessTest::run_correctness(const OperatorSpec& op, const CaseSpec& spec, const VariantSpec* variant) {
   RecordProperty("case_arguments", spec.arguments);
   RecordProperty("case_source", std::string(spec.file) + ":" + std::to_string(spec.line));
+  RecordProperty("case_count", std::to_string(spec.count));
+  if (spec.models != nullptr) RecordProperty("case_models", spec.models);
   const c10::Device device = device_of(variant);
   if (device.is_cuda() && !cuda_available()) {
     GTEST_SKIP() << (variant ? std::string(variant->name) + " is a CUDA kernel" : std::string("BACKENDBENCH_DEVICE is cuda"))

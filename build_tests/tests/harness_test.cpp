@@ -15,7 +15,7 @@ const OperatorSpec kToCopy{"t", "_to_copy.default", "_to_copy__default", "aten::
 const OperatorSpec kSum{"t", "sum.dim_IntList", "sum__dim_IntList", "aten::sum", "dim_IntList", nullptr, 0, nullptr, 0};
 const OperatorSpec kMissing{"t", "frobnicate.default", "frobnicate__default", "aten::frobnicate", "", nullptr, 0, nullptr, 0};
 
-CaseSpec make_case(const char* arguments, uint64_t seed = 7) { return {"c", arguments, "t.txt", 1, seed, 1}; }
+CaseSpec make_case(const char* arguments, uint64_t seed = 7) { return {"c", arguments, "t.txt", 1, seed, 1, "m"}; }
 
 std::vector<c10::IValue> inputs(const OperatorSpec& op, const char* arguments, uint64_t seed = 7) {
   return materialize(find_operator(op).schema(), make_case(arguments, seed), c10::Device(c10::kCPU));

@@ -27,9 +27,14 @@ std::vector<std::string> expand_trace_paths(const std::vector<std::string>& path
     if (fs::is_directory(path)) {
       std::vector<std::string> found;
       for (const auto& entry : fs::recursive_directory_iterator(path)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".txt") found.push_back(entry.path().string());
+        const std::string extension = entry.path().extension().string();
+        if (entry.is_regular_file() && (extension == ".txt" || extension == ".json" || extension == ".jsonl")) {
+          found.push_back(entry.path().string());
+        }
       }
-      if (found.empty()) throw DiagnosticError({path, 0, 0, "folder holds no trace files", "*.txt trace files"});
+      if (found.empty()) {
+        throw DiagnosticError({path, 0, 0, "folder holds no trace files", "*.txt traces or *.json/*.jsonl datasets"});
+      }
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
     } else if (fs::exists(path)) {
@@ -87,6 +92,7 @@ struct GenerateOptions {
   int top_n = 0;
   int bottom_n = 0;
   bool include_synthetic = false;
+  bool overhead_dominated_only = false;
   bool exclude_unknown = false;
   std::string test_executable;
   std::string results_dir;
@@ -119,8 +125,13 @@ int run_suite(const GenerateOptions& options) {
   const std::vector<model::KernelVariant> kernels = find_kernels(options, schemas);
   std::vector<parse::TraceFile> traces;
   if (!parse_all(expand_trace_paths(options.traces), traces)) return 1;
-  model::SuiteOptions suite_options{options.ops, options.top_n, options.bottom_n, options.include_synthetic,
-                                    options.exclude_unknown};
+  model::SuiteOptions suite_options;
+  suite_options.op_filters = options.ops;
+  suite_options.top_n = options.top_n;
+  suite_options.bottom_n = options.bottom_n;
+  suite_options.include_synthetic = options.include_synthetic;
+  suite_options.overhead_dominated_only = options.overhead_dominated_only;
+  suite_options.exclude_unknown_operators = options.exclude_unknown;
   const model::Suite suite = model::build_suite(options.suite, traces, schemas, suite_options, kernels);
   for (const std::string& filter : options.ops) {
     if (std::none_of(suite.operators.begin(), suite.operators.end(),
@@ -139,7 +150,7 @@ int run_suite(const GenerateOptions& options) {
   for (const auto& op : suite.operators) cases += op.cases.size();
   std::cout << "suite " << suite.name << ": " << suite.operators.size() << " operators, " << cases << " cases included, "
             << suite.exclusions.size() << " excluded, from " << suite.sources.size() << " trace files";
-  if (suite.unselected > 0) std::cout << " (" << suite.unselected << " more inputs not selected by --top-n/--bottom-n)";
+  if (suite.unselected > 0) std::cout << " (" << suite.unselected << " more inputs not selected by the input filters)";
   std::cout << "\n";
   std::map<std::string, size_t> by_reason;
   for (const auto& exclusion : suite.exclusions) ++by_reason[exclusion.reason];
@@ -173,7 +184,7 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> check_paths;
   auto* check = app.add_subcommand("check", "parse trace files and folders; print counts or errors");
-  check->add_option("paths", check_paths, "trace files or folders of *.txt traces")->required();
+  check->add_option("paths", check_paths, "trace files (.txt, .json, .jsonl) or folders of them")->required();
 
   GenerateOptions options;
   auto* suite = app.add_subcommand("suite", "write one suite's case tables, tests and CTest entries");
@@ -190,6 +201,8 @@ int main(int argc, char** argv) {
   suite->add_option("--top-n", options.top_n, "keep the N largest inputs per operator (0: all)");
   suite->add_option("--bottom-n", options.bottom_n, "keep the N smallest inputs per operator (with --top-n: both)");
   suite->add_flag("--include-synthetic", options.include_synthetic, "include cnt: 0 inputs");
+  suite->add_flag("--overhead-dominated-only", options.overhead_dominated_only,
+                  "keep only inputs a dataset marks is_overhead_dominated_op (BackendBench's --check-overhead-dominated-ops)");
   suite->add_flag("--exclude-unknown-operators", options.exclude_unknown,
                   "exclude (with a reason) operators this libtorch lacks, instead of failing");
   suite->add_option("--test-executable", options.test_executable, "the suite's test executable")->required();

@@ -75,7 +75,7 @@ void Emitter::emit_suite(const model::Suite& suite, const SuiteOutputOptions& op
         std::snprintf(seed, sizeof(seed), "0x%016llxull", static_cast<unsigned long long>(entry.seed));
         cases.push_back("{" + cpp_string_literal(entry.name) + ", " + cpp_string_literal(entry.arguments) + ", " +
                         cpp_string_literal(entry.file) + ", " + std::to_string(entry.line) + ", " + seed + ", " +
-                        std::to_string(entry.count) + "},");
+                        std::to_string(entry.count) + ", " + cpp_string_literal(join(entry.models, ";")) + "},");
       }
       for (size_t v = 0; v < op.variants.size(); ++v) {
         const model::KernelVariant& kernel = op.variants[v];

@@ -121,12 +121,31 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
           suite.exclusions.push_back({trace_name, arguments, location, excluded->second});
           continue;
         }
+        if (line.dataset && !line.dataset->included_in_benchmark) {
+          std::string reasons;
+          for (const std::string& reason : line.dataset->why_excluded) reasons += (reasons.empty() ? "" : "; ") + reason;
+          suite.exclusions.push_back({trace_name, arguments, location,
+                                      "excluded by the dataset (included_in_benchmark false)" +
+                                          (reasons.empty() ? std::string() : ": " + reasons)});
+          continue;
+        }
+        const bool synthetic = line.dataset ? line.dataset->is_synthetic : line.count == 0;
+        std::vector<std::string> models;
+        if (line.dataset) {
+          models = line.dataset->in_models;
+        } else {
+          models.push_back(fs::path(trace.path).stem().string());
+        }
         Operator& entry = found->second;
         auto& index = case_index[trace_name];
         if (auto existing = index.find(arguments); existing != index.end()) {
           Case& known = entry.cases[existing->second];
           known.count += line.count;
-          known.synthetic = known.synthetic && line.count == 0;
+          known.synthetic = known.synthetic && synthetic;
+          known.overhead_dominated = known.overhead_dominated || (line.dataset && line.dataset->is_overhead_dominated_op);
+          for (const std::string& model : models) {
+            if (std::find(known.models.begin(), known.models.end(), model) == known.models.end()) known.models.push_back(model);
+          }
           continue;
         }
         Case entry_case;
@@ -135,7 +154,9 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
         entry_case.file = trace.path;
         entry_case.line = line.line;
         entry_case.count = line.count;
-        entry_case.synthetic = line.count == 0;
+        entry_case.synthetic = synthetic;
+        entry_case.models = std::move(models);
+        entry_case.overhead_dominated = line.dataset && line.dataset->is_overhead_dominated_op;
         entry_case.seed = stable_hash(trace_name + " " + arguments);
         entry_case.input_elements = input_elements(line.arguments);
         index.emplace(arguments, entry.cases.size());
@@ -146,7 +167,9 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
   for (auto& [trace_name, entry] : operators) {
     std::vector<Case> kept;
     for (Case& entry_case : entry.cases) {
-      if (entry_case.synthetic && !options.include_synthetic) {
+      if (options.overhead_dominated_only && !entry_case.overhead_dominated) {
+        ++suite.unselected;
+      } else if (entry_case.synthetic && !options.include_synthetic) {
         suite.exclusions.push_back({trace_name, entry_case.arguments, entry_case.file + ":" + std::to_string(entry_case.line),
                                     "synthetic input (cnt: 0); include with BACKENDBENCH_INCLUDE_SYNTHETIC=ON (--include-synthetic)"});
       } else {

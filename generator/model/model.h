@@ -22,6 +22,8 @@ struct Case {
   bool synthetic = false; // every occurrence had cnt: 0
   uint64_t seed = 0;      // derived from operator and arguments: same input, same values
   int64_t input_elements = 0;  // total elements of tensor arguments (top-N ordering)
+  std::vector<std::string> models;  // models the input was traced in (trace file stems, or the dataset's in_models)
+  bool overhead_dominated = false;  // the dataset's is_overhead_dominated_op
 };
 
 struct KernelVariant {
@@ -57,7 +59,7 @@ struct Suite {
   std::vector<std::string> sources;  // trace files it was built from
   std::vector<Operator> operators;   // sorted by trace name
   std::vector<Exclusion> exclusions;
-  size_t unselected = 0;  // inputs left out by top_n/bottom_n (a selection, not an exclusion)
+  size_t unselected = 0;  // inputs left out by top_n/bottom_n/overhead_dominated_only (a selection, not an exclusion)
 };
 
 struct SuiteOptions {
@@ -67,6 +69,7 @@ struct SuiteOptions {
   int top_n = 0;     // >0: keep the N inputs with most elements per operator
   int bottom_n = 0;  // >0: keep the N inputs with fewest elements (with top_n: the union)
   bool include_synthetic = false;  // cnt: 0 lines
+  bool overhead_dominated_only = false;  // keep only inputs the dataset marks is_overhead_dominated_op
   // Traces recorded by an older PyTorch may name operators this libtorch no longer has
   // (aten.im2col_backward): true excludes their cases with that reason instead of failing.
   bool exclude_unknown_operators = false;

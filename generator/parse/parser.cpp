@@ -463,7 +463,9 @@ ParseResult parse_trace_file(const std::string& path) {
   }
   std::ostringstream buffer;
   buffer << stream.rdbuf();
-  return parse_trace(buffer.str(), path);
+  const bool is_json = path.size() >= 5 && (path.compare(path.size() - 5, 5, ".json") == 0 ||
+                                            (path.size() >= 6 && path.compare(path.size() - 6, 6, ".jsonl") == 0));
+  return is_json ? parse_dataset_json(buffer.str(), path) : parse_trace(buffer.str(), path);
 }
 
 }  // namespace backendbench::parse

@@ -24,7 +24,15 @@ struct ParseResult {
 // out of `trace`; the caller decides whether any error is fatal (the generator: always).
 ParseResult parse_trace(std::string_view text, const std::string& path);
 
-// Reads and parses a file; an unreadable file is one diagnostic.
+// The dataset's JSON form: an array of records, or JSON Lines (one record per line), each
+// {op_name, args, count, is_synthetic, included_in_benchmark, why_excluded, runnable,
+//  is_overhead_dominated_op, runtime_ms, relative_runtime_to_kernel_launch, uuid, in_models,
+//  in_models_count}; op_name and args are required. Records of one operator are grouped into
+// one section, in first-seen order. Every bad record is one diagnostic.
+ParseResult parse_dataset_json(std::string_view text, const std::string& path);
+
+// Reads and parses a file by its extension: .json/.jsonl as the dataset's JSON form, anything
+// else as trace text. An unreadable file is one diagnostic.
 ParseResult parse_trace_file(const std::string& path);
 
 }  // namespace backendbench::parse

@@ -51,10 +51,25 @@ struct Arguments {
   std::vector<std::pair<std::string, Value>> keywords;
 };
 
+// The extra fields of a record of the dataset's JSON form (BackendBench's parquet/JSON export);
+// absent for .txt traces.
+struct DatasetFields {
+  std::string uuid;
+  bool included_in_benchmark = true;
+  std::vector<std::string> why_excluded;
+  bool runnable = true;
+  bool is_synthetic = false;
+  bool is_overhead_dominated_op = false;
+  std::optional<double> runtime_ms;
+  std::optional<double> relative_runtime_to_kernel_launch;
+  std::vector<std::string> in_models;
+};
+
 struct CaseLine {
   int64_t count = 0;  // 0 marks a synthetic input
   Arguments arguments;
-  int line = 0;
+  int line = 0;       // JSON: the record's line (JSON Lines) or its 1-based index (an array)
+  std::optional<DatasetFields> dataset;
 };
 
 struct OperatorSection {

@@ -111,6 +111,49 @@ TEST(BuildSuite, TopAndBottomNKeepTheLargestAndSmallest) {
   EXPECT_EQ(suite.operators[1].cases[1].arguments, "((T([64, 64], f16), T([64], f16)), {})");
 }
 
+parse::TraceFile dataset(const std::string& text) {
+  parse::ParseResult result = parse::parse_dataset_json(text, "d.json");
+  EXPECT_TRUE(result.errors.empty());
+  return result.trace;
+}
+
+const char* const kDataset = R"json([
+  {"op_name": "aten.relu.default", "args": "((T([2], f16),), {})", "count": 3, "in_models": ["a", "b"],
+   "is_overhead_dominated_op": true},
+  {"op_name": "aten.relu.default", "args": "((T([64], f16),), {})", "count": 1, "in_models": ["b"]},
+  {"op_name": "aten.relu.default", "args": "((T([8], f16),), {})", "included_in_benchmark": false,
+   "why_excluded": ["Failed to run: x", "second reason"]},
+  {"op_name": "aten.relu.default", "args": "((T([9], f16),), {})", "count": 0, "is_overhead_dominated_op": true}])json";
+
+TEST(BuildSuite, HonoursTheDatasetsInclusionDecision) {
+  const Suite suite = build_suite("s", {dataset(kDataset)}, testing::FakeSchemaSource(), {}, {});
+  ASSERT_EQ(suite.operators.size(), 1u);
+  ASSERT_EQ(suite.operators[0].cases.size(), 2u);
+  EXPECT_EQ(suite.operators[0].cases[0].models, (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(suite.exclusions.size(), 2u);
+  EXPECT_EQ(suite.exclusions[0].reason, "excluded by the dataset (included_in_benchmark false): Failed to run: x; second reason");
+  EXPECT_EQ(suite.exclusions[0].location, "d.json:3");
+  EXPECT_EQ(suite.exclusions[1].reason.rfind("synthetic input", 0), 0u);
+}
+
+TEST(BuildSuite, OverheadDominatedOnly) {
+  SuiteOptions options;
+  options.overhead_dominated_only = true;
+  const Suite suite = build_suite("s", {dataset(kDataset)}, testing::FakeSchemaSource(), options, {});
+  ASSERT_EQ(suite.operators[0].cases.size(), 1u);
+  EXPECT_EQ(suite.operators[0].cases[0].arguments, "((T([2], f16),), {})");
+  EXPECT_EQ(suite.unselected, 1u);  // the large one; the synthetic one is overhead-dominated but excluded as synthetic
+  EXPECT_EQ(suite.exclusions.size(), 2u);
+}
+
+TEST(BuildSuite, TraceFilesNameTheModelsOfAnInput) {
+  const Suite suite = build_suite(
+      "s", {trace(kTrace, "traces/hf_train/Bert_training.txt"), trace(kTrace, "traces/timm_train/resnet_training.txt")},
+      testing::FakeSchemaSource(), {}, {});
+  EXPECT_EQ(suite.operators[3].cases[0].models, (std::vector<std::string>{"Bert_training", "resnet_training"}));
+  EXPECT_EQ(suite.operators[3].cases[0].count, 2);
+}
+
 TEST(BuildSuite, SumSymIntIsAnAliasOfDimIntList) {
   const Suite suite = build_suite("s", {trace("Operator: aten.sum.SymInt\ncnt: 1, ((T([4, 4], f16), [0]), {})\n")},
                                   testing::FakeSchemaSource(), {}, {});

@@ -19,6 +19,7 @@ struct CaseSpec {
   int line;
   uint64_t seed;          // input values derive from it: deterministic per case
   int64_t count;          // occurrences in the traces
+  const char* models;     // models it was traced in, ';'-separated
 };
 
 using KernelFactory = c10::KernelFunction (*)();

@@ -10,7 +10,7 @@ namespace backendbench::suites::example {
 
 // add.Tensor: aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 const backendbench::CaseSpec add__Tensor_cases[] = {
-    {"f16_2x3_9129e0eb", "((T([2, 3], f16), 1.0), {'alpha': 2})", "traces/example.txt", 5, 0xa832af6b9c36f8fdull, 3},
+    {"f16_2x3_9129e0eb", "((T([2, 3], f16), 1.0), {'alpha': 2})", "traces/example.txt", 5, 0xa832af6b9c36f8fdull, 3, "example"},
 };
 const backendbench::VariantSpec add__Tensor_variants[] = {
     {},  // terminator: keeps the array non-empty for operators without kernels

@@ -11,8 +11,8 @@ namespace backendbench::suites::example {
 
 // relu.default: aten::relu(Tensor self) -> Tensor
 const backendbench::CaseSpec relu__default_cases[] = {
-    {"f32_2_ad7ca611", "((T([2], f32),), {})", "traces/example.txt", 2, 0x817308395a6f42aeull, 1},
-    {"f16_4x4_811aadd9", "((T([4, 4], f16, stride=(1, 4)),), {})", "traces/example.txt", 3, 0xcadb6806b50d32f2ull, 1},
+    {"f32_2_ad7ca611", "((T([2], f32),), {})", "traces/example.txt", 2, 0x817308395a6f42aeull, 1, "example"},
+    {"f16_4x4_811aadd9", "((T([4, 4], f16, stride=(1, 4)),), {})", "traces/example.txt", 3, 0xcadb6806b50d32f2ull, 1, "example"},
 };
 const backendbench::VariantSpec relu__default_variants[] = {
     {"impl1", &::backendbench_kernel_relu__default_impl1, false, "generated_kernels/relu/relu_implementation_1.cpp"},
