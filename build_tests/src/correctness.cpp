@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "backendbench/checks.h"
 #include "backendbench/harness.h"
 #include "backendbench/operator_policies.h"
 
@@ -39,7 +40,7 @@ void CorrectnessTest::run_correctness(const OperatorSpec& op, const CaseSpec& sp
   }
   std::vector<c10::IValue> expected, actual;
   try {
-    expected = call_reference(handle, std::move(reference_inputs));
+    expected = call_reference(handle, reference_inputs);
   } catch (const c10::NotImplementedError& error) {
     // No kernel of this libtorch for these inputs on this device (e.g. a cuDNN-only operator
     // on the CPU): nothing to compare against, so the case is skipped, with the reason.
@@ -48,17 +49,46 @@ void CorrectnessTest::run_correctness(const OperatorSpec& op, const CaseSpec& sp
   } catch (const std::exception& error) {
     FAIL() << "the reference aten::" << op.display << " failed on " << where << ": " << error.what();
   }
+  const std::string backend = variant ? std::string(variant->name) + " (" + variant->source + ")" : std::string("aten");
+  const std::vector<c10::IValue> kernel_inputs_before = clone_inputs(kernel_inputs);  // to prove read-only inputs stay so
+  std::vector<std::string> dispatched;
   try {
-    actual = variant ? call_kernel(handle, variant->factory(), std::move(kernel_inputs), device)
-                     : call_reference(handle, std::move(kernel_inputs));
+    if (variant) {
+      const c10::KernelFunction kernel = variant->factory();
+      dispatched = record_operator_calls([&] { actual = call_kernel(handle, kernel, kernel_inputs, device); });
+    } else {
+      actual = call_reference(handle, kernel_inputs);
+    }
   } catch (const std::exception& error) {
-    FAIL() << (variant ? std::string(variant->name) + " (" + variant->source + ")" : std::string("aten")) << " threw on "
-           << where << ": " << error.what();
+    FAIL() << backend << " threw on " << where << ": " << error.what();
   }
+  const c10::FunctionSchema& schema = handle.schema();
+  if (variant) {
+    const std::string fallback = find_fallback(schema, dispatched);
+    EXPECT_TRUE(fallback.empty()) << backend << " falls back to ATen: it dispatches aten::" << fallback
+                                  << ", the operator it replaces, on " << where;
+  }
+  const std::vector<size_t> written = written_arguments(schema, unannotated_writes(op.display));
+  const std::string mutated = find_mutated_input(schema, written, kernel_inputs_before, kernel_inputs);
+  EXPECT_TRUE(mutated.empty()) << backend << " on " << where << ": " << mutated;
   CompareOptions compare_options;
   compare_options.values = has_undefined_values(op.display) ? CompareValues::kMetadataOnly : CompareValues::kYes;
   compare_options.metadata_only_outputs = undefined_outputs(op.display);
   compare_options.scale_ulps = accumulates_in_any_order(op.display) ? kAccumulationUlps : 0;
+  CompareOptions written_options;
+  written_options.scale_ulps = compare_options.scale_ulps;
+  for (size_t index : written) {
+    const Comparison written = compare_outputs({reference_inputs[index]}, {kernel_inputs[index]}, written_options);
+    EXPECT_TRUE(written.equal) << backend << " on " << where << ": argument '" << schema.arguments()[index].name()
+                               << "' is written in place, but not as the reference writes it: " << written.message;
+  }
+  if (!schema.returns().empty() && schema.returns()[0].alias_info() && schema.returns()[0].alias_info()->isWrite() &&
+      !actual.empty() && actual[0].isTensor()) {
+    const bool returns_self = !written.empty() && actual[0].toTensor().is_same(kernel_inputs[written[0]].toTensor());
+    EXPECT_TRUE(returns_self) << backend << " on " << where << ": an in-place operator must return its argument '"
+                              << (written.empty() ? std::string("self") : schema.arguments()[written[0]].name())
+                              << "', not a new tensor";
+  }
   const Comparison comparison = compare_outputs(expected, actual, compare_options);
   RecordProperty("max_abs_error", std::to_string(comparison.max_abs_error));
   RecordProperty("max_rel_error", std::to_string(comparison.max_rel_error));

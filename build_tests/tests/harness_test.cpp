@@ -4,6 +4,7 @@
 
 #include <ATen/ATen.h>
 
+#include "backendbench/checks.h"
 #include "backendbench/harness.h"
 #include "backendbench/operator_policies.h"
 
@@ -318,6 +319,81 @@ TEST(IndexRules, SparseIndicesStayInsideTheSize) {
   EXPECT_LT(indices.max().item<int64_t>(), 7);
   const auto output = call_reference(find_operator(sparse), stack);
   EXPECT_NO_THROW(output[0].toTensor().to_dense());
+}
+
+}  // namespace
+}  // namespace backendbench
+
+// --- kernel-call checks ---------------------------------------------------------------------
+
+namespace {
+at::Tensor relu_that_falls_back(const at::Tensor& self) { return at::relu(self); }
+at::Tensor relu_written_out(const at::Tensor& self) { return self.clamp_min(0); }
+at::Tensor relu_that_mutates_its_input(const at::Tensor& self) {
+  const_cast<at::Tensor&>(self).clamp_min_(0);
+  return self.clone();
+}
+}  // namespace
+
+namespace backendbench {
+namespace {
+
+const OperatorSpec kRelu{"t", "relu.default", "relu__default", "aten::relu", "", nullptr, 0, nullptr, 0};
+const OperatorSpec kAddInPlace{"t", "add_.Tensor", "add___Tensor", "aten::add_", "Tensor", nullptr, 0, nullptr, 0};
+
+std::vector<std::string> dispatched_by(at::Tensor (*kernel)(const at::Tensor&), std::vector<c10::IValue> stack) {
+  const c10::KernelFunction function = c10::KernelFunction::makeFromUnboxedRuntimeFunction(kernel);
+  const c10::OperatorHandle relu = find_operator(kRelu);
+  return record_operator_calls([&] { call_kernel(relu, function, stack, c10::Device(c10::kCPU)); });
+}
+
+TEST(Fallback, AKernelCallingTheOperatorItReplacesIsCaught) {
+  const auto stack = inputs(kRelu, "((T([16], f32),), {})");
+  const c10::FunctionSchema& schema = find_operator(kRelu).schema();
+  const std::vector<std::string> calls = dispatched_by(&relu_that_falls_back, stack);
+  EXPECT_EQ(find_fallback(schema, calls), "aten::relu");
+  EXPECT_EQ(find_fallback(schema, dispatched_by(&relu_written_out, stack)), "");  // clamp_min is not relu
+}
+
+TEST(Fallback, VariantsOfTheOperatorCount) {
+  const c10::FunctionSchema& schema = find_operator(kAdd).schema();
+  EXPECT_EQ(find_fallback(schema, {"aten::empty.memory_format", "aten::add_.Tensor"}), "aten::add_.Tensor");
+  EXPECT_EQ(find_fallback(schema, {"aten::add.out"}), "aten::add.out");
+  EXPECT_EQ(find_fallback(schema, {"aten::addmm", "aten::addcmul"}), "");
+}
+
+TEST(Fallback, RecordingIsThreadLocalAndStops) {
+  const at::Tensor t = at::ones({4});
+  const auto calls = record_operator_calls([&] { at::relu(t); });
+  EXPECT_NE(std::find(calls.begin(), calls.end(), "aten::relu"), calls.end());
+  at::relu(t);  // after recording: nothing is kept
+  EXPECT_EQ(record_operator_calls([] {}).size(), 0u);
+}
+
+TEST(InputChecks, AMutatedReadOnlyInputIsCaught) {
+  const auto before = inputs(kRelu, "((T([16], f32),), {})");
+  auto after = clone_inputs(before);
+  relu_that_mutates_its_input(after[0].toTensor());
+  const c10::FunctionSchema& schema = find_operator(kRelu).schema();
+  EXPECT_EQ(find_mutated_input(schema, {}, before, after), "argument 'self' is read-only in the schema but the kernel changed it");
+  EXPECT_EQ(find_mutated_input(schema, {}, before, clone_inputs(before)), "");
+}
+
+TEST(InputChecks, WrittenArgumentsComeFromTheSchema) {
+  EXPECT_EQ(written_arguments(find_operator(kAddInPlace).schema()), (std::vector<size_t>{0}));
+  EXPECT_TRUE(written_arguments(find_operator(kAdd).schema()).empty());
+  // add_ writes self: a changed self is not a read-only violation.
+  const auto before = inputs(kAddInPlace, "((T([4], f32), T([4], f32)), {})");
+  auto after = clone_inputs(before);
+  call_reference(find_operator(kAddInPlace), after);
+  EXPECT_EQ(find_mutated_input(find_operator(kAddInPlace).schema(), {0}, before, after), "");
+}
+
+TEST(InputChecks, BatchNormWritesItsRunningStatisticsWithoutSayingSo) {
+  const OperatorSpec batch_norm{"t", "native_batch_norm.default", "x", "aten::native_batch_norm", "", nullptr, 0, nullptr, 0};
+  const c10::FunctionSchema& schema = find_operator(batch_norm).schema();
+  EXPECT_TRUE(written_arguments(schema).empty());
+  EXPECT_EQ(written_arguments(schema, unannotated_writes("native_batch_norm.default")), (std::vector<size_t>{3, 4}));
 }
 
 }  // namespace

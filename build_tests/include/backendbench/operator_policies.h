@@ -21,6 +21,10 @@ bool has_undefined_values(const std::string& op_display);
 // Positions of outputs with undefined contents (cuDNN's opaque reserve buffer): metadata only.
 std::vector<size_t> undefined_outputs(const std::string& op_display);
 
+// Arguments an operator writes although its schema does not mark them (a!): native_batch_norm
+// updates running_mean and running_var in training mode. They are checked like written ones.
+std::vector<std::string> unannotated_writes(const std::string& op_display);
+
 // True for operators that accumulate many terms into one output element in no fixed order
 // (atomics on CUDA): their low-precision results legitimately vary with the order, so values
 // are compared with an extra absolute tolerance of kAccumulationUlps × eps(dtype) × max|expected|.
