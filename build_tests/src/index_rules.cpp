@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "model/naming.h"
+
 namespace backendbench {
 namespace {
 
@@ -57,10 +59,11 @@ const std::vector<IndexRule>& index_rules() {
 }
 
 std::string display_name(const c10::FunctionSchema& schema) {
-  std::string name = schema.name();
+  const std::string& name = schema.name();  // aten::relu
   const size_t separator = name.find("::");
-  if (separator != std::string::npos) name = name.substr(separator + 2);
-  return name + "." + (schema.overload_name().empty() ? std::string("default") : schema.overload_name());
+  const model::OperatorName op{name.substr(0, separator), name.substr(separator + 2),
+                               schema.overload_name().empty() ? "default" : schema.overload_name()};
+  return op.display();
 }
 
 void apply_index_rules(const c10::FunctionSchema& schema, const std::string& op_display, std::vector<c10::IValue>& stack,
