@@ -10,9 +10,16 @@
 
 namespace backendbench {
 
-void PrintTo(const CaseSpec& spec, std::ostream* out) {
-  *out << spec.name << " " << spec.arguments << " (" << spec.file << ":" << spec.line << ")";
+namespace {
+
+// "<case name> <argument text> (<trace file>:<line>)": how messages name a case.
+std::string describe(const CaseSpec& spec) {
+  return std::string(spec.name) + " " + spec.arguments + " (" + spec.file + ":" + std::to_string(spec.line) + ")";
 }
+
+}  // namespace
+
+void PrintTo(const CaseSpec& spec, std::ostream* out) { *out << describe(spec); }
 
 void CorrectnessTest::run_correctness(const OperatorSpec& op, const CaseSpec& spec, const VariantSpec* variant) {
   RecordProperty("case_arguments", spec.arguments);
@@ -27,8 +34,7 @@ void CorrectnessTest::run_correctness(const OperatorSpec& op, const CaseSpec& sp
   if (auto reason = device_limitation(op.display, c10::DeviceTypeName(device.type(), /*lower_case=*/true), spec.arguments)) {
     GTEST_SKIP() << "not run on " << device << ": " << *reason;
   }
-  const std::string where = std::string(op.display) + " case " + spec.name + " " + spec.arguments + " (" + spec.file +
-                            ":" + std::to_string(spec.line) + ")";
+  const std::string where = std::string(op.display) + " case " + describe(spec);
   c10::OperatorHandle handle = find_operator(op);
   std::vector<c10::IValue> reference_inputs, kernel_inputs;
   try {
@@ -78,9 +84,9 @@ void CorrectnessTest::run_correctness(const OperatorSpec& op, const CaseSpec& sp
   CompareOptions written_options;
   written_options.scale_ulps = compare_options.scale_ulps;
   for (size_t index : written) {
-    const Comparison written = compare_outputs({reference_inputs[index]}, {kernel_inputs[index]}, written_options);
-    EXPECT_TRUE(written.equal) << backend << " on " << where << ": argument '" << schema.arguments()[index].name()
-                               << "' is written in place, but not as the reference writes it: " << written.message;
+    const Comparison in_place = compare_outputs({reference_inputs[index]}, {kernel_inputs[index]}, written_options);
+    EXPECT_TRUE(in_place.equal) << backend << " on " << where << ": argument '" << schema.arguments()[index].name()
+                                << "' is written in place, but not as the reference writes it: " << in_place.message;
   }
   if (!schema.returns().empty() && schema.returns()[0].alias_info() && schema.returns()[0].alias_info()->isWrite() &&
       !actual.empty() && actual[0].isTensor()) {

@@ -54,8 +54,16 @@ std::string Emitter::kernel_binding_file(const model::KernelVariant& kernel) {
          (kernel.is_cuda ? ".binding.cu" : ".binding.cpp");
 }
 
+const CodeTemplate& Emitter::load(const std::string& template_name) const {
+  auto found = templates_.find(template_name);
+  if (found == templates_.end()) {
+    found = templates_.emplace(template_name, CodeTemplate::load((fs::path(templates_directory_) / template_name).string())).first;
+  }
+  return found->second;
+}
+
 std::string Emitter::render(const std::string& template_name, TemplateEnvironment environment) const {
-  return CodeTemplate::load((fs::path(templates_directory_) / template_name).string()).render(environment);
+  return load(template_name).render(environment);
 }
 
 std::string Emitter::banner(const std::string& template_name, const std::string& source) const {

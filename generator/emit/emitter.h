@@ -3,6 +3,7 @@
 // CTest include file; per kernel variant, a binding translation unit.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,9 +39,11 @@ class Emitter {
 
  private:
   std::string render(const std::string& template_name, TemplateEnvironment environment) const;
+  const CodeTemplate& load(const std::string& template_name) const;
   std::string banner(const std::string& template_name, const std::string& source) const;
 
   std::string templates_directory_;
+  mutable std::map<std::string, CodeTemplate> templates_;  // read once, rendered per operator
 };
 
 // A C++ string literal holding `text`.
