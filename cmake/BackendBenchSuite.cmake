@@ -1,8 +1,11 @@
 # The user-facing build concepts, one function each:
-#   backendbench_add_kernels(DIRECTORY dir)  kernels under test → one shared library each
-#   backendbench_add_suite(NAME n TRACES t.. [SHARDS k] [OPS o..] [TOPN n] [BOTTOMN n] [EXCLUDE_UNKNOWN_OPERATORS])
+#   backendbench_add_kernels(DIRECTORY dir [NAME set])
+#                                            kernels under test → one shared library each; a
+#                                            named set (default: "default") serves suites that ask
+#   backendbench_add_suite(NAME n TRACES t.. [KERNELS set] [SHARDS k] [OPS o..] [TOPN n] [BOTTOMN n]
+#                          [CASE_TIMEOUT s] [EXCLUDE_UNKNOWN_OPERATORS])
 #                                            a generated gtest executable + CTest entries
-#   backendbench_add_bench()                 ./bench over every suite added
+#   backendbench_add_bench()                 ./bench over every suite of the default kernel set
 #   backendbench_torchbench_traces(out_var)  where the TorchBench traces are (fatal if nowhere)
 #
 # Generation runs at build time. Its outputs are fixed per suite (SHARDS files of cases and
@@ -13,6 +16,7 @@ include_guard(GLOBAL)
 set(BACKENDBENCH_GENERATED_DIR "${CMAKE_BINARY_DIR}/generated")
 set(BACKENDBENCH_RESULTS_DIR "${CMAKE_BINARY_DIR}/results")
 set(_backendbench_templates_dir "${CMAKE_CURRENT_LIST_DIR}/../templates")
+set(_backendbench_expect_script "${CMAKE_CURRENT_LIST_DIR}/ExpectCommand.cmake")
 file(GLOB _backendbench_templates CONFIGURE_DEPENDS "${_backendbench_templates_dir}/*.in")
 
 # The TorchBench traces folder, or "" when there is none.
@@ -41,8 +45,19 @@ function(backendbench_torchbench_traces out_var)
 endfunction()
 
 function(backendbench_add_kernels)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DIRECTORY" "")
-  set(out "${BACKENDBENCH_GENERATED_DIR}/kernels")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DIRECTORY;NAME" "")
+  if(NOT ARG_NAME)
+    set(ARG_NAME default)
+  endif()
+  if(ARG_NAME STREQUAL "default")
+    set(out "${BACKENDBENCH_GENERATED_DIR}/kernels")
+    set(prefix "backendbench_kernel_")
+    set(set_target backendbench_kernels)
+  else()
+    set(out "${BACKENDBENCH_GENERATED_DIR}/kernels_${ARG_NAME}")
+    set(prefix "backendbench_kernel_${ARG_NAME}_")
+    set(set_target backendbench_kernels_${ARG_NAME})
+  endif()
   file(GLOB kernel_folders LIST_DIRECTORIES true CONFIGURE_DEPENDS "${ARG_DIRECTORY}/*")
   file(GLOB kernel_sources CONFIGURE_DEPENDS "${ARG_DIRECTORY}/*/*.cpp" "${ARG_DIRECTORY}/*/*.cu")
   set(skip_cuda "")
@@ -68,7 +83,7 @@ function(backendbench_add_kernels)
     list(APPEND bindings "${binding}")
     # One shared library per variant, symbols hidden: two implementations of one operator may
     # define the same helpers without clashing; only the binding's entry point is exported.
-    set(target "backendbench_kernel_${stem}")
+    set(target "${prefix}${stem}")
     add_library(${target} SHARED "${binding}")
     target_link_libraries(${target} PRIVATE backendbench::kernel_binding)
     target_include_directories(${target} PRIVATE "${ARG_DIRECTORY}")
@@ -85,29 +100,44 @@ function(backendbench_add_kernels)
     DEPENDS backendbench::generator ${_backendbench_templates} ${kernel_folders}
     COMMENT "Generating kernel bindings for ${ARG_DIRECTORY}"
     VERBATIM)
-  add_custom_target(backendbench_kernel_bindings DEPENDS "${out}/generate.stamp")
+  add_custom_target(${set_target}_bindings DEPENDS "${out}/generate.stamp")
   foreach(target IN LISTS libraries)
-    add_dependencies(${target} backendbench_kernel_bindings)
+    add_dependencies(${target} ${set_target}_bindings)
   endforeach()
-  add_library(backendbench_kernels INTERFACE)
-  target_link_libraries(backendbench_kernels INTERFACE ${libraries})
-  add_library(backendbench::kernels ALIAS backendbench_kernels)
-  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_DIRECTORY "${ARG_DIRECTORY}")
-  set_property(GLOBAL PROPERTY BACKENDBENCH_SKIP_CUDA "${skip_cuda}")
-  # Suites depend on which kernels exist (folder contents), not on what a kernel file says.
-  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNEL_FOLDERS "${kernel_folders}")
+  add_library(${set_target} INTERFACE)
+  target_link_libraries(${set_target} INTERFACE ${libraries})
+  string(REPLACE "backendbench_" "backendbench::" alias "${set_target}")
+  add_library(${alias} ALIAS ${set_target})
+  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_TARGET ${set_target})
+  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_DIRECTORY "${ARG_DIRECTORY}")
+  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_SKIP_CUDA "${skip_cuda}")
+  # Suites depend on which kernels exist (folder contents, and the files themselves, which may
+  # carry an expect-failure line), so adding or removing a kernel regenerates the suites.
+  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_DEPENDS ${kernel_folders} ${kernel_sources})
 endfunction()
 
 function(backendbench_add_suite)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "EXCLUDE_UNKNOWN_OPERATORS" "NAME;SHARDS;TOPN;BOTTOMN" "TRACES;OPS")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "EXCLUDE_UNKNOWN_OPERATORS" "NAME;KERNELS;SHARDS;TOPN;BOTTOMN;CASE_TIMEOUT"
+                        "TRACES;OPS")
   if(NOT ARG_SHARDS)
     set(ARG_SHARDS 1)
   endif()
+  if(NOT ARG_KERNELS)
+    set(ARG_KERNELS default)
+  endif()
+  if(NOT DEFINED ARG_CASE_TIMEOUT)
+    set(ARG_CASE_TIMEOUT "${BACKENDBENCH_CASE_TIMEOUT}")
+  endif()
   set(out "${BACKENDBENCH_GENERATED_DIR}/${ARG_NAME}")
   set(executable "backendbench_test_${ARG_NAME}")
-  get_property(kernels_dir GLOBAL PROPERTY BACKENDBENCH_KERNELS_DIRECTORY)
-  get_property(skip_cuda GLOBAL PROPERTY BACKENDBENCH_SKIP_CUDA)
-  get_property(kernel_folders GLOBAL PROPERTY BACKENDBENCH_KERNEL_FOLDERS)
+  get_property(kernels_target GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_TARGET)
+  if(NOT kernels_target)
+    message(FATAL_ERROR "backendbench_add_suite(${ARG_NAME}): no kernel set '${ARG_KERNELS}'; "
+                        "expected the NAME of an earlier backendbench_add_kernels()")
+  endif()
+  get_property(kernels_dir GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_DIRECTORY)
+  get_property(skip_cuda GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_SKIP_CUDA)
+  get_property(kernel_folders GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_DEPENDS)
 
   set(trace_files "")
   foreach(trace IN LISTS ARG_TRACES)
@@ -153,7 +183,9 @@ function(backendbench_add_suite)
     COMMAND backendbench::generator suite --name "${ARG_NAME}" --traces ${ARG_TRACES} --output "${out}"
             --templates "${_backendbench_templates_dir}" --kernels "${kernels_dir}" ${skip_cuda}
             --shards "${ARG_SHARDS}" --test-executable "${CMAKE_BINARY_DIR}/${executable}"
-            --results-dir "${BACKENDBENCH_RESULTS_DIR}" --timeout "${BACKENDBENCH_TEST_TIMEOUT}" ${options}
+            --results-dir "${BACKENDBENCH_RESULTS_DIR}" --timeout "${BACKENDBENCH_TEST_TIMEOUT}"
+            --case-timeout "${ARG_CASE_TIMEOUT}" --cmake-command "${CMAKE_COMMAND}"
+            --expect-script "${_backendbench_expect_script}" ${options}
     COMMAND "${CMAKE_COMMAND}" -E touch "${out}/generate.stamp"
     DEPENDS backendbench::generator ${_backendbench_templates} ${trace_files} ${kernel_folders}
     COMMENT "Generating suite ${ARG_NAME}"
@@ -167,7 +199,7 @@ function(backendbench_add_suite)
 
   add_executable(${executable} ${tests})
   target_link_libraries(${executable} PRIVATE backendbench_cases_${ARG_NAME} backendbench::correctness
-                                              backendbench::kernels)
+                                              ${kernels_target})
   set_target_properties(${executable} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")
 
   set(include_file "${CMAKE_BINARY_DIR}/backendbench_${ARG_NAME}_tests.cmake")
@@ -178,7 +210,10 @@ function(backendbench_add_suite)
        "  add_test(${ARG_NAME}_NOT_BUILT ${ARG_NAME}_NOT_BUILT)\n"
        "endif()\n")
   set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
-  set_property(GLOBAL APPEND PROPERTY BACKENDBENCH_SUITE_CASES backendbench_cases_${ARG_NAME})
+  if(ARG_KERNELS STREQUAL "default")
+    # ./bench times the kernels users ship; other sets (test fixtures) stay out of it.
+    set_property(GLOBAL APPEND PROPERTY BACKENDBENCH_SUITE_CASES backendbench_cases_${ARG_NAME})
+  endif()
 endfunction()
 
 function(backendbench_add_bench)

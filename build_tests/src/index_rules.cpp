@@ -67,10 +67,12 @@ std::string display_name(const c10::FunctionSchema& schema) {
 }
 
 void apply_index_rules(const c10::FunctionSchema& schema, const std::string& op_display, std::vector<c10::IValue>& stack,
-                       at::Generator& generator) {
+                       at::Generator& generator, const std::vector<bool>& given) {
   for (const IndexRule& rule : index_rules()) {
     if (op_display != rule.op) continue;
-    c10::IValue& target = stack[argument_position(schema, rule.argument)];
+    const int64_t position = argument_position(schema, rule.argument);
+    if (static_cast<size_t>(position) < given.size() && given[position]) continue;
+    c10::IValue& target = stack[position];
     const c10::IValue& source = stack[argument_position(schema, rule.source)];
     switch (rule.bound) {
       case IndexBound::kSizeOfArgument: {

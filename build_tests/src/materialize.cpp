@@ -188,6 +188,13 @@ class Materializer {
     return at::randint(low, 10, {elements}, generator_, cpu.dtype(at::kLong)).to(dtype);
   }
 
+  // Values the case spells out (values=[...]): exact, whatever the draw.
+  static at::Tensor given(const std::vector<double>& values, at::ScalarType dtype) {
+    const auto cpu = at::TensorOptions().device(at::kCPU).dtype(at::kDouble);
+    if (values.empty()) return at::empty({0}, cpu.dtype(dtype));
+    return at::from_blob(const_cast<double*>(values.data()), {static_cast<int64_t>(values.size())}, cpu).to(dtype);
+  }
+
   at::Tensor make_tensor(const parse::TensorValue& spec) {
     const at::ScalarType dtype = dtype_of(spec.dtype);
     std::vector<int64_t> strides;
@@ -197,15 +204,8 @@ class Materializer {
       const c10::DimVector contiguous = c10::contiguous_strides(spec.shape);
       strides.assign(contiguous.begin(), contiguous.end());
     }
-    int64_t extent = 1;  // storage elements the strided view reaches
-    for (size_t i = 0; i < spec.shape.size(); ++i) {
-      if (spec.shape[i] == 0) {
-        extent = 0;
-        break;
-      }
-      extent += (spec.shape[i] - 1) * strides[i];
-    }
-    at::Tensor storage = draw(extent, dtype);
+    const int64_t extent = parse::storage_extent(spec.shape, spec.stride);
+    at::Tensor storage = spec.values ? given(*spec.values, dtype) : draw(extent, dtype);
     c10::Device device = spec.device ? device_for(*spec.device) : device_;
     // Move the storage, then view it: keeps the exact strides (zero strides included).
     return storage.to(device).as_strided(spec.shape, strides);
@@ -223,7 +223,30 @@ c10::OperatorHandle find_operator(const OperatorSpec& op) {
   return *handle;
 }
 
-std::vector<c10::IValue> materialize(const c10::FunctionSchema& schema, const CaseSpec& spec, c10::Device device) {
+namespace {
+
+// Whether the case spells out the values of a tensor in `value` (index rules leave those alone).
+bool gives_values(const Value& value) {
+  if (const auto* tensor = value.as<parse::TensorValue>()) return tensor->values.has_value();
+  if (const auto* sequence = value.as<parse::SequenceValue>()) {
+    return std::any_of(sequence->items.begin(), sequence->items.end(), gives_values);
+  }
+  return false;
+}
+
+// Draw 0 uses the case's seed; later draws an independent seed derived from it (SplitMix64).
+uint64_t draw_seed(uint64_t seed, int draw) {
+  if (draw == 0) return seed;
+  uint64_t z = seed + 0x9e3779b97f4a7c15ull * static_cast<uint64_t>(draw);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+std::vector<c10::IValue> materialize(const c10::FunctionSchema& schema, const CaseSpec& spec, c10::Device device,
+                                     int draw) {
   const parse::Arguments arguments = parse::parse_arguments(spec.arguments, spec.file, spec.line);
   const auto& parameters = schema.arguments();
   if (arguments.positional.size() > parameters.size()) {
@@ -234,8 +257,9 @@ std::vector<c10::IValue> materialize(const c10::FunctionSchema& schema, const Ca
     const bool known = std::any_of(parameters.begin(), parameters.end(), [&](const c10::Argument& p) { return p.name() == name; });
     if (!known) throw std::invalid_argument("keyword '" + name + "' is not an argument of " + schema.name());
   }
-  Materializer materializer(spec.seed, device);
+  Materializer materializer(draw_seed(spec.seed, draw), device);
   std::vector<c10::IValue> stack;
+  std::vector<bool> given;  // per schema argument: the case spells out its tensor values
   for (size_t i = 0; i < parameters.size(); ++i) {
     const c10::Argument& parameter = parameters[i];
     const Value* value = i < arguments.positional.size() ? &arguments.positional[i] : nullptr;
@@ -245,6 +269,7 @@ std::vector<c10::IValue> materialize(const c10::FunctionSchema& schema, const Ca
         value = &keyword_value;
       }
     }
+    given.push_back(value != nullptr && gives_values(*value));
     if (value != nullptr) {
       stack.push_back(materializer.convert(*value, parameter.real_type(), parameter.name()));
     } else if (parameter.default_value()) {
@@ -253,7 +278,7 @@ std::vector<c10::IValue> materialize(const c10::FunctionSchema& schema, const Ca
       throw std::invalid_argument("argument '" + parameter.name() + "' is missing and has no default");
     }
   }
-  apply_index_rules(schema, display_name(schema), stack, materializer.generator());
+  apply_index_rules(schema, display_name(schema), stack, materializer.generator(), given);
   return stack;
 }
 

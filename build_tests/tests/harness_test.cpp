@@ -32,6 +32,32 @@ TEST(Materialize, IsDeterministicPerSeed) {
   EXPECT_NE(a[0].toTensor().data_ptr(), b[0].toTensor().data_ptr());
 }
 
+TEST(Materialize, DrawsAreIndependentAndReproducible) {
+  const auto schema = find_operator(kAdd).schema();
+  const CaseSpec spec = make_case("((T([64], f32), T([64], f32)), {})", 3);
+  const at::Tensor first = materialize(schema, spec, c10::Device(c10::kCPU), 0)[0].toTensor();
+  const at::Tensor second = materialize(schema, spec, c10::Device(c10::kCPU), 1)[0].toTensor();
+  const at::Tensor second_again = materialize(schema, spec, c10::Device(c10::kCPU), 1)[0].toTensor();
+  EXPECT_FALSE(at::equal(first, second));
+  EXPECT_TRUE(at::equal(second, second_again));
+  EXPECT_TRUE(at::equal(first, inputs(kAdd, "((T([64], f32), T([64], f32)), {})", 3)[0].toTensor()));  // draw 0: the seed
+}
+
+TEST(Materialize, GivenValuesAreUsedExactlyInStorageOrder) {
+  const auto stack = inputs(kAdd, "((T([2, 2], f16, stride=(1, 2), values=[nan, -0.0, inf, 1e-06]), "
+                                  "T([3], i64, values=[-9007199254740992, 0, 5])), {})");
+  const at::Tensor a = stack[0].toTensor();
+  EXPECT_EQ(a.strides(), (std::vector<int64_t>{1, 2}));
+  EXPECT_TRUE(std::isnan(a[0][0].item<float>()));
+  EXPECT_TRUE(std::signbit(a[1][0].item<float>()));  // storage element 1 is at [1][0]
+  EXPECT_EQ(a[0][1].item<float>(), INFINITY);
+  EXPECT_GT(a[1][1].item<float>(), 0.0f);  // an f16 denormal, not flushed
+  EXPECT_EQ(stack[1].toTensor()[0].item<int64_t>(), -9007199254740992);
+  const auto other_draw = materialize(find_operator(kAdd).schema(),
+                                      make_case("((T([1], f32, values=[2.5]), T([1], f32)), {})"), c10::Device(c10::kCPU), 1);
+  EXPECT_EQ(other_draw[0].toTensor().item<float>(), 2.5f);  // the same in every draw
+}
+
 TEST(Materialize, FloatValuesAreNotConfinedToZeroOne) {
   const at::Tensor t = inputs(kAdd, "((T([4096], f16), T([1], f16)), {})")[0].toTensor();
   EXPECT_LT(t.min().item<float>(), 0.0f);
@@ -193,6 +219,11 @@ TEST(IndexRules, EmbeddingIndicesStayBelowTheRowCount) {
   EXPECT_GE(indices.min().item<int64_t>(), 0);
   EXPECT_LT(indices.max().item<int64_t>(), 7);
   EXPECT_NO_THROW(call_reference(find_operator(kEmbedding), stack));
+}
+
+TEST(IndexRules, GivenIndicesAreLeftAsGiven) {
+  const auto stack = inputs(kEmbedding, "((T([7, 4], f32), T([3], i64, values=[6, 0, 6])), {})");
+  EXPECT_TRUE(at::equal(stack[1].toTensor(), at::tensor({6, 0, 6}, at::kLong)));
 }
 
 TEST(IndexRules, GatherIndicesStayInsideTheIndexedDimension) {
@@ -377,6 +408,15 @@ TEST(InputChecks, AMutatedReadOnlyInputIsCaught) {
   const c10::FunctionSchema& schema = find_operator(kRelu).schema();
   EXPECT_EQ(find_mutated_input(schema, {}, before, after), "argument 'self' is read-only in the schema but the kernel changed it");
   EXPECT_EQ(find_mutated_input(schema, {}, before, clone_inputs(before)), "");
+}
+
+TEST(InputChecks, ComplexHalfInputsCanBeChecked) {
+  const auto schema = find_operator(kToCopy).schema();
+  const at::Tensor input = at::randn({4}, at::kComplexFloat).to(at::kComplexHalf);
+  const std::vector<c10::IValue> before = {input.clone()};
+  EXPECT_EQ(find_mutated_input(schema, {}, before, {input.clone()}), "");
+  EXPECT_NE(find_mutated_input(schema, {}, before, {input * 2}), "");
+  EXPECT_TRUE(compare_outputs({input}, {input.clone()}).equal);
 }
 
 TEST(InputChecks, WrittenArgumentsComeFromTheSchema) {

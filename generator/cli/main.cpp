@@ -97,6 +97,9 @@ struct GenerateOptions {
   std::string test_executable;
   std::string results_dir;
   int timeout = 300;
+  int case_timeout = 0;
+  std::string cmake_command = "cmake";
+  std::string expect_script;
 };
 
 std::vector<model::KernelVariant> find_kernels(const GenerateOptions& options, const model::SchemaSource& schemas) {
@@ -144,6 +147,9 @@ int run_suite(const GenerateOptions& options) {
   output_options.test_executable = options.test_executable;
   output_options.results_directory = options.results_dir;
   output_options.timeout_seconds = options.timeout;
+  output_options.case_timeout_seconds = options.case_timeout;
+  output_options.cmake_command = options.cmake_command;
+  output_options.expect_script = options.expect_script;
   emit::OutputWriter writer(options.output);
   emit::Emitter(options.templates).emit_suite(suite, output_options, writer);
   size_t cases = 0;
@@ -208,6 +214,9 @@ int main(int argc, char** argv) {
   suite->add_option("--test-executable", options.test_executable, "the suite's test executable")->required();
   suite->add_option("--results-dir", options.results_dir, "where tests write gtest XML")->required();
   suite->add_option("--timeout", options.timeout, "CTest timeout per entry, seconds");
+  suite->add_option("--case-timeout", options.case_timeout, "timeout per case inside the test executable, seconds (0: none)");
+  suite->add_option("--cmake-command", options.cmake_command, "cmake, for entries of kernels that must fail");
+  suite->add_option("--expect-script", options.expect_script, "cmake/ExpectCommand.cmake, for entries of kernels that must fail");
 
   auto* kernels = app.add_subcommand("kernels", "write one binding per kernel in the kernels folder");
   kernels->add_option("--kernels", options.kernels, "the generated_kernels/ folder")->required();

@@ -125,20 +125,31 @@ void Emitter::emit_suite(const model::Suite& suite, const SuiteOutputOptions& op
   }
   std::vector<std::string> tests;
   for (const model::Operator& op : suite.operators) {
-    std::vector<std::pair<std::string, std::string>> backends = {{"aten", "aten"}};
+    struct Backend {
+      std::string name, labels, expected_failure;
+    };
+    std::vector<Backend> backends = {{"aten", "aten", ""}};
     for (const model::KernelVariant& kernel : op.variants) {
-      backends.push_back({kernel.name(), "directory;" + kernel.name() + (kernel.is_cuda ? ";cuda" : ";cpu")});
+      backends.push_back({kernel.name(), "directory;" + kernel.name() + (kernel.is_cuda ? ";cuda" : ";cpu"),
+                          kernel.expected_failure});
     }
-    for (const auto& [backend, labels] : backends) {
-      const std::string name = model::ctest_name(suite.name, op.name, backend);
-      tests.push_back(render("ctest_entry.cmake.in",
-                             {{"name", name},
-                              {"executable", options.test_executable},
-                              {"filter", model::gtest_filter(suite.name, op.name, backend)},
-                              {"result", options.results_directory + "/" + suite.name + "/" + op.name.display() + "/" +
-                                             backend + ".xml"},
-                              {"labels", suite.name + ";" + op.name.display() + ";" + labels},
-                              {"timeout", std::to_string(options.timeout_seconds)}}));
+    for (const Backend& backend : backends) {
+      TemplateEnvironment entry = {
+          {"name", model::ctest_name(suite.name, op.name, backend.name)},
+          {"executable", options.test_executable},
+          {"filter", model::gtest_filter(suite.name, op.name, backend.name)},
+          {"result", options.results_directory + "/" + suite.name + "/" + op.name.display() + "/" + backend.name + ".xml"},
+          {"labels", suite.name + ";" + op.name.display() + ";" + backend.labels},
+          {"timeout", std::to_string(options.timeout_seconds)},
+          {"case_timeout", std::to_string(options.case_timeout_seconds)}};
+      if (backend.expected_failure.empty()) {
+        tests.push_back(render("ctest_entry.cmake.in", entry));
+      } else {
+        entry["cmake_command"] = options.cmake_command;
+        entry["expect_script"] = options.expect_script;
+        entry["expected_failure"] = backend.expected_failure;
+        tests.push_back(render("ctest_expect_failure_entry.cmake.in", entry));
+      }
     }
   }
   std::string exclusions = "operator,arguments,location,reason\n";

@@ -18,6 +18,11 @@ struct SuiteOutputOptions {
   std::string test_executable;  // absolute path of the suite's gtest executable
   std::string results_directory;  // gtest XML per CTest entry goes here
   int timeout_seconds = 300;
+  int case_timeout_seconds = 0;  // per case, inside the test executable (0: none)
+  // A kernel with an expect-failure line becomes an entry that passes when the kernel fails
+  // with that message: `cmake -P <expect_script>` runs the test and checks its output.
+  std::string cmake_command = "cmake";
+  std::string expect_script;
 };
 
 class Emitter {

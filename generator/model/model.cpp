@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
@@ -199,6 +200,18 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
   return suite;
 }
 
+std::string expected_failure_of(const fs::path& kernel_file) {
+  static const std::string kMarker = "// expect-failure:";
+  std::ifstream in(kernel_file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, kMarker.size(), kMarker) != 0) continue;
+    const size_t start = line.find_first_not_of(' ', kMarker.size());
+    return start == std::string::npos ? "" : line.substr(start);
+  }
+  return "";
+}
+
 std::vector<KernelVariant> discover_kernels(const std::string& directory, const SchemaSource& schemas) {
   std::vector<KernelVariant> kernels;
   if (!fs::is_directory(directory)) {
@@ -251,7 +264,8 @@ std::vector<KernelVariant> discover_kernels(const std::string& directory, const 
         throw DiagnosticError({file.string(), 0, 0, "a second kernel file numbered " + std::to_string(*number),
                                "one file per implementation number (a .cpp or a .cu)"});
       }
-      kernels.push_back({*op, folder, *number, fs::absolute(file).lexically_normal().string(), file.extension() == ".cu"});
+      kernels.push_back({*op, folder, *number, fs::absolute(file).lexically_normal().string(), file.extension() == ".cu",
+                         expected_failure_of(file)});
     }
   }
   return kernels;

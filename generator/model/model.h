@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct KernelVariant {
   int number = 0;      // _implementation_<N>
   std::string path;    // the kernel source file
   bool is_cuda = false;
+  // A test fixture's declared verdict: the regex (CMake syntax) its failure output must match, from a
+  // `// expect-failure: <regex>` line in the kernel file; empty for a kernel expected to pass.
+  std::string expected_failure;
 
   std::string name() const { return variant_name(number); }
   std::string function() const { return kernel_function(folder); }
@@ -92,6 +96,9 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
 // location) for a folder naming no operator, a folder without kernel files, a kernel file
 // whose name breaks the contract, or two folders naming one operator.
 std::vector<KernelVariant> discover_kernels(const std::string& directory, const SchemaSource& schemas);
+
+// The regex of a kernel file's `// expect-failure: <regex>` line (a fixture that must fail), or "".
+std::string expected_failure_of(const std::filesystem::path& kernel_file);
 
 // dtype/shape summary of the tensors in a case, e.g. f16_2x3_f16_3 (0-dim: f32_0d).
 std::string tensor_summary(const parse::Arguments& arguments);

@@ -291,6 +291,7 @@ class LineParser {
     advance(2);  // T(
     TensorValue tensor;
     int stride_column = 0;
+    int values_column = 0;
     skip_spaces();
     tensor.shape = parse_int_sequence("shape");
     skip_spaces();
@@ -310,6 +311,10 @@ class LineParser {
       } else if (consume("device=")) {
         tensor.device = parse_device_argument();
         positional_index = 2;
+      } else if (consume("values=")) {
+        values_column = column();
+        tensor.values = parse_tensor_values(tensor.dtype);
+        positional_index = 2;
       } else if (positional_index == 0) {
         stride_column = column();
         tensor.stride = parse_stride_argument();
@@ -318,7 +323,7 @@ class LineParser {
         tensor.device = parse_device_argument();
         positional_index = 2;
       } else {
-        fail("unexpected " + describe_here() + " in T(...)", "T([shape], dtype[, stride][, device])");
+        fail("unexpected " + describe_here() + " in T(...)", "T([shape], dtype[, stride][, device][, values=[...]])");
       }
     }
     advance();
@@ -327,7 +332,50 @@ class LineParser {
                std::to_string(tensor.shape.size()),
            "one stride per dimension");
     }
+    if (tensor.values) {
+      const int64_t extent = storage_extent(tensor.shape, tensor.stride);
+      if (static_cast<int64_t>(tensor.values->size()) != extent) {
+        fail_at(values_column, "values has " + std::to_string(tensor.values->size()) + " elements but the tensor reaches " +
+                                   std::to_string(extent) + " storage elements",
+                "one value per storage element, in storage order");
+      }
+    }
     return tensor;
+  }
+
+  // [v, ...] for T(..., values=...): numbers of the tensor's kind (True/False for b8, integers
+  // for integer dtypes, numbers, inf, -inf and nan for floating dtypes).
+  std::vector<double> parse_tensor_values(const std::string& dtype) {
+    const DtypeKind kind = dtype_kind(dtype);
+    if (kind == DtypeKind::kComplex) fail("values are not supported for complex tensors", "a real or bool dtype");
+    const int start_column = column();
+    Value value = parse_value();
+    const auto* sequence = value.as<SequenceValue>();
+    if (sequence == nullptr || sequence->kind != SequenceValue::Kind::kList) {
+      fail_at(start_column, "malformed values", "a list such as [1.0, -0.0, nan]");
+    }
+    constexpr int64_t kExactIntegers = int64_t{1} << 53;  // doubles hold integers exactly up to here
+    std::vector<double> numbers;
+    numbers.reserve(sequence->items.size());
+    for (const Value& item : sequence->items) {
+      const auto* integer = item.as<IntValue>();
+      const auto* real = item.as<FloatValue>();
+      const auto* flag = item.as<BoolValue>();
+      if (kind == DtypeKind::kBool) {
+        if (flag == nullptr) fail_at(item.column, "non-boolean value in a " + dtype + " tensor", "True or False");
+        numbers.push_back(flag->value ? 1 : 0);
+      } else if (kind == DtypeKind::kInteger) {
+        if (integer == nullptr) fail_at(item.column, "non-integer value in a " + dtype + " tensor", "an integer");
+        if (integer->value > kExactIntegers || integer->value < -kExactIntegers) {
+          fail_at(item.column, "integer value out of range", "an integer of magnitude at most 2^53");
+        }
+        numbers.push_back(static_cast<double>(integer->value));
+      } else {
+        if (integer == nullptr && real == nullptr) fail_at(item.column, "non-numeric value in a " + dtype + " tensor", "a number, inf, -inf or nan");
+        numbers.push_back(integer ? static_cast<double>(integer->value) : real->value);
+      }
+    }
+    return numbers;
   }
 
   std::vector<std::pair<std::string, Value>> parse_keywords() {

@@ -43,6 +43,22 @@ struct NodePrinter {
     std::string text = "T([" + join_ints(tensor.shape) + "], " + tensor.dtype;
     if (tensor.stride) text += ", stride=(" + join_ints(*tensor.stride) + (tensor.stride->size() == 1 ? ",)" : ")");
     if (tensor.device) text += ", device=" + quote(*tensor.device);
+    if (tensor.values) {
+      const DtypeKind kind = dtype_kind(tensor.dtype);
+      text += ", values=[";
+      for (size_t i = 0; i < tensor.values->size(); ++i) {
+        const double value = (*tensor.values)[i];
+        if (i > 0) text += ", ";
+        if (kind == DtypeKind::kBool) {
+          text += value != 0 ? "True" : "False";
+        } else if (kind == DtypeKind::kInteger) {
+          text += std::to_string(static_cast<int64_t>(value));
+        } else {
+          text += format_float(value);
+        }
+      }
+      text += "]";
+    }
     return text + ")";
   }
   std::string operator()(const SequenceValue& sequence) const {

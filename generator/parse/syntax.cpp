@@ -17,6 +17,24 @@ bool is_dtype_abbreviation(const std::string& text) {
   return std::find(all.begin(), all.end(), text) != all.end();
 }
 
+DtypeKind dtype_kind(const std::string& abbreviation) {
+  if (abbreviation == "b8") return DtypeKind::kBool;
+  if (abbreviation[0] == 'c') return DtypeKind::kComplex;
+  if (abbreviation[0] == 'f' || abbreviation == "bf16") return DtypeKind::kFloating;
+  return DtypeKind::kInteger;
+}
+
+int64_t storage_extent(const std::vector<int64_t>& shape, const std::optional<std::vector<int64_t>>& stride) {
+  int64_t extent = 1;
+  int64_t contiguous = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] == 0) return 0;
+    extent += (shape[i] - 1) * (stride ? (*stride)[i] : contiguous);
+    contiguous *= shape[i];
+  }
+  return extent;
+}
+
 bool is_torch_constant(const std::string& name) {
   static const std::set<std::string> constants = {
       // dtypes

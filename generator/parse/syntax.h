@@ -13,13 +13,20 @@ namespace backendbench::parse {
 
 struct Value;
 
-// T([shape], dtype[, stride][, device]); a missing stride means contiguous.
+// T([shape], dtype[, stride][, device][, values=[...]]); a missing stride means contiguous.
+// `values` (this project's extension; OpInfo samples and edge cases) are the elements of the
+// storage the strided view reaches, in storage order: as many as 1 + sum((size-1)*stride),
+// or none for an empty tensor. Without them the harness draws random values.
 struct TensorValue {
   std::vector<int64_t> shape;
   std::string dtype;  // abbreviation: f16, bf16, i64, ...
   std::optional<std::vector<int64_t>> stride;
   std::optional<std::string> device;
+  std::optional<std::vector<double>> values;  // exact for integers up to 2^53; -0.0, inf, nan kept
 };
+
+// Elements of storage a tensor of this shape and stride (contiguous when absent) reaches.
+int64_t storage_extent(const std::vector<int64_t>& shape, const std::optional<std::vector<int64_t>>& stride);
 
 struct SequenceValue {
   enum class Kind { kList, kTuple };
@@ -86,6 +93,8 @@ struct TraceFile {
 // The dtype abbreviations of the trace language, in canonical order.
 const std::vector<std::string>& dtype_abbreviations();
 bool is_dtype_abbreviation(const std::string& text);
+enum class DtypeKind { kBool, kInteger, kFloating, kComplex };
+DtypeKind dtype_kind(const std::string& abbreviation);
 // Names accepted after `torch.` (dtypes, layouts, memory formats).
 bool is_torch_constant(const std::string& name);
 

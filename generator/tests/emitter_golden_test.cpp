@@ -43,7 +43,11 @@ TEST(Emitter, MatchesGoldenFiles) {
   ASSERT_TRUE(parsed.errors.empty());
   const model::KernelVariant relu_kernel{model::OperatorName{"aten", "relu", "default"}, "relu", 1,
                                          "generated_kernels/relu/relu_implementation_1.cpp", false};
-  const model::Suite suite = model::build_suite("example", {parsed.trace}, schemas, {}, {relu_kernel});
+  // A fixture that must fail: its entry runs the test through the expect script.
+  model::KernelVariant add_fixture{model::OperatorName{"aten", "add", "Tensor"}, "add", 1,
+                                   "gallery/add/add_implementation_1.cpp", false};
+  add_fixture.expected_failure = "'alpha': 2.*values differ";
+  const model::Suite suite = model::build_suite("example", {parsed.trace}, schemas, {}, {relu_kernel, add_fixture});
   const Emitter emitter(BACKENDBENCH_TEMPLATES_DIR);
 
   OutputWriter suite_writer((root / "example").string());
@@ -51,6 +55,9 @@ TEST(Emitter, MatchesGoldenFiles) {
   options.shards = 2;
   options.test_executable = "build/backendbench_test_example";
   options.results_directory = "build/results";
+  options.case_timeout_seconds = 30;
+  options.cmake_command = "/usr/bin/cmake";
+  options.expect_script = "cmake/ExpectCommand.cmake";
   emitter.emit_suite(suite, options, suite_writer);
   EXPECT_EQ(suite_writer.outputs(),
             (std::vector<std::string>{"cases_0.cpp", "tests_0.cpp", "cases_1.cpp", "tests_1.cpp", "excluded.csv",

@@ -236,6 +236,17 @@ TEST_F(KernelDiscovery, FindsEveryImplementation) {
   EXPECT_EQ(kernels[3].binding_symbol(), "backendbench_kernel_relu__default_impl2");
 }
 
+TEST_F(KernelDiscovery, ReadsTheExpectedFailureOfAFixture) {
+  touch("relu/relu_implementation_1.cpp");
+  fs::create_directories(root_ / "relu");
+  std::ofstream(root_ / "relu/relu_implementation_2.cpp")
+      << "// Wrong: identity.\n// expect-failure: values differ beyond\n#include <ATen/ATen.h>\n";
+  const auto kernels = discover_kernels(root_.string(), testing::FakeSchemaSource());
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(kernels[0].expected_failure, "");
+  EXPECT_EQ(kernels[1].expected_failure, "values differ beyond");
+}
+
 TEST_F(KernelDiscovery, FolderNamingNoOperator) {
   touch("frobnicate/frobnicate_implementation_1.cpp");
   EXPECT_EQ(discover_error(), (root_ / "frobnicate").string() +

@@ -54,7 +54,37 @@ INSTANTIATE_TEST_SUITE_P(
                   "((T([5, 5], f32), 42), {'alpha': 0.5, 'beta': T([3, 3], i64)})"},
         Canonical{"((T([2], c32), T([2], b8), T([2], u8)), {'dtype': f16, 'layout': torch.sparse_coo})",
                   "((T([2], c32), T([2], b8), T([2], u8)), {'dtype': f16, 'layout': torch.sparse_coo})"},
-        Canonical{"  ((1,), {},)  ", "((1,), {})"}));
+        Canonical{"  ((1,), {},)  ", "((1,), {})"},
+        // values=[...]: this project's extension, printed per the dtype's kind
+        Canonical{"((T([3], f32, values=[1, -0.0, nan]),), {})", "((T([3], f32, values=[1.0, -0.0, nan]),), {})"},
+        Canonical{"((T([2, 2], f16, stride=(0, 1), values=[inf, -inf]),), {})",
+                  "((T([2, 2], f16, stride=(0, 1), values=[inf, -inf]),), {})"},
+        Canonical{"((T([2], i64, values=[-3, 9007199254740992]),), {})",
+                  "((T([2], i64, values=[-3, 9007199254740992]),), {})"},
+        Canonical{"((T([2], b8, values=[True, False]),), {})", "((T([2], b8, values=[True, False]),), {})"},
+        Canonical{"((T([], f32, values=[1e-40]),), {})", "((T([], f32, values=[1e-40]),), {})"},
+        Canonical{"((T([0, 3], f32, values=[]),), {})", "((T([0, 3], f32, values=[]),), {})"},
+        Canonical{"((T([2], f32, device='cpu', values=[0.5, 2]),), {})",
+                  "((T([2], f32, device='cpu', values=[0.5, 2.0]),), {})"}));
+
+TEST(Parser, KeepsGivenValuesExactly) {
+  const Arguments arguments = parse_arguments("((T([4], f32, values=[-0.0, 1e-45, -inf, nan]),), {})");
+  const std::vector<double>& values = *arguments.positional[0].as<TensorValue>()->values;
+  ASSERT_EQ(values.size(), 4u);
+  EXPECT_TRUE(std::signbit(values[0]) && values[0] == 0.0);
+  EXPECT_EQ(values[1], 1e-45);
+  EXPECT_EQ(values[2], -INFINITY);
+  EXPECT_TRUE(std::isnan(values[3]));
+}
+
+TEST(StorageExtent, CountsTheElementsAStridedViewReaches) {
+  EXPECT_EQ(storage_extent({2, 3}, std::nullopt), 6);
+  EXPECT_EQ(storage_extent({2, 3}, std::vector<int64_t>{1, 2}), 6);
+  EXPECT_EQ(storage_extent({2, 3}, std::vector<int64_t>{0, 1}), 3);
+  EXPECT_EQ(storage_extent({2, 3}, std::vector<int64_t>{6, 1}), 9);
+  EXPECT_EQ(storage_extent({}, std::nullopt), 1);
+  EXPECT_EQ(storage_extent({4, 0}, std::nullopt), 0);
+}
 
 TEST(Parser, BuildsTheSyntaxTree) {
   const Arguments arguments = parse_arguments("((T([4, 2], f16, stride=(1, 4)), [1, 2]), {'keepdim': True})");
@@ -137,6 +167,21 @@ INSTANTIATE_TEST_SUITE_P(
         BadLine{"cnt: x, ((1,), {})", "t.txt:2:6: error: malformed count; expected a non-negative integer after 'cnt: '"},
         BadLine{"cnt: 1 ((1,), {})", "t.txt:2:7: error: malformed count; expected ', ' after the count"},
         BadLine{"cnt: 1, (1, {})", "t.txt:2:10: error: positional arguments are not a tuple; expected a tuple such as (T([2], f32),)"},
+        BadLine{"cnt: 1, ((T([2, 2], f32, values=[1.0, 2.0]),), {})",
+                "t.txt:2:33: error: values has 2 elements but the tensor reaches 4 storage elements; expected one value "
+                "per storage element, in storage order"},
+        BadLine{"cnt: 1, ((T([2], i64, values=[1, 2.5]),), {})",
+                "t.txt:2:34: error: non-integer value in a i64 tensor; expected an integer"},
+        BadLine{"cnt: 1, ((T([1], b8, values=[1]),), {})",
+                "t.txt:2:30: error: non-boolean value in a b8 tensor; expected True or False"},
+        BadLine{"cnt: 1, ((T([1], f32, values=['a']),), {})",
+                "t.txt:2:31: error: non-numeric value in a f32 tensor; expected a number, inf, -inf or nan"},
+        BadLine{"cnt: 1, ((T([1], i64, values=[9007199254740993]),), {})",
+                "t.txt:2:31: error: integer value out of range; expected an integer of magnitude at most 2^53"},
+        BadLine{"cnt: 1, ((T([1], c64, values=[1.0]),), {})",
+                "t.txt:2:30: error: values are not supported for complex tensors; expected a real or bool dtype"},
+        BadLine{"cnt: 1, ((T([1], f32, values=(1.0,)),), {})",
+                "t.txt:2:30: error: malformed values; expected a list such as [1.0, -0.0, nan]"},
         BadLine{"count: 1", "t.txt:2:1: error: unrecognised line; expected 'Operator: <name>', 'cnt: <N>, <arguments>', a "
                             "'#' comment or a blank line"}));
 

@@ -16,10 +16,12 @@ namespace backendbench {
 c10::OperatorHandle find_operator(const OperatorSpec& op);
 
 // Inputs for one call, in schema order (positional and keyword arguments, defaults filled).
-// Tensor values are drawn from a generator seeded with `seed`, so the same case always gets
-// the same values; "cuda" devices in the arguments follow `device`. Throws
-// std::invalid_argument naming the argument when the text does not fit the schema.
-std::vector<c10::IValue> materialize(const c10::FunctionSchema& schema, const CaseSpec& spec, c10::Device device);
+// Tensor values are drawn from a generator seeded from the case's seed and `draw`, so the
+// same (case, draw) always gets the same values and different draws independent ones; values
+// the case spells out (values=[...]) are used as given. "cuda" devices in the arguments follow
+// `device`. Throws std::invalid_argument naming the argument when the text does not fit.
+std::vector<c10::IValue> materialize(const c10::FunctionSchema& schema, const CaseSpec& spec, c10::Device device,
+                                     int draw = 0);
 
 // A deep copy of inputs: every tensor gets its own storage with the same size, strides and
 // offset (zero-stride views stay views), so the kernel cannot touch the reference's inputs.

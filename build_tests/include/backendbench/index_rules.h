@@ -36,9 +36,10 @@ struct IndexRule {
 const std::vector<IndexRule>& index_rules();
 
 // Rewrites the index-like arguments of `stack` (in schema order) for `op_display` with values
-// drawn from `generator`; other arguments stay as they are.
+// drawn from `generator`; other arguments, and those whose values the case gives (`given`, per
+// schema argument; empty: none), stay as they are.
 void apply_index_rules(const c10::FunctionSchema& schema, const std::string& op_display, std::vector<c10::IValue>& stack,
-                       at::Generator& generator);
+                       at::Generator& generator, const std::vector<bool>& given = {});
 
 // relu.default for aten::relu with overload "".
 std::string display_name(const c10::FunctionSchema& schema);

@@ -10,6 +10,8 @@ namespace backendbench::suites::example {
 extern const backendbench::OperatorSpec add__Tensor_operator;
 using add__Tensor = backendbench::CorrectnessTest;
 TEST_P(add__Tensor, aten) { run_correctness(add__Tensor_operator, GetParam(), nullptr); }
+TEST_P(add__Tensor, impl1) { run_correctness(add__Tensor_operator, GetParam(), &add__Tensor_operator.variants[0]); }
+
 INSTANTIATE_TEST_SUITE_P(example, add__Tensor, backendbench::cases_of(add__Tensor_operator),
                          backendbench::CaseNamer());
 
