@@ -44,6 +44,22 @@ function(backendbench_torchbench_traces out_var)
   set(${out_var} "${traces}" PARENT_SCOPE)
 endfunction()
 
+# The OpInfo suite's trace file, exported at build time from the installed torch's op_db by
+# generator/opinfo/export_opinfo.py (OpInfo samples, values included, per traced ATen overload).
+function(backendbench_opinfo_traces out_var)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "DTYPES" "")
+  find_package(Python3 COMPONENTS Interpreter REQUIRED)
+  set(script "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../generator/opinfo/export_opinfo.py")
+  set(output "${BACKENDBENCH_GENERATED_DIR}/opinfo_traces/opinfo.txt")
+  add_custom_command(
+    OUTPUT "${output}"
+    COMMAND "${Python3_EXECUTABLE}" "${script}" --output "${output}" --dtypes "${ARG_DTYPES}"
+    DEPENDS "${script}"
+    COMMENT "Exporting OpInfo sample inputs (${ARG_DTYPES}) from the installed torch"
+    VERBATIM)
+  set(${out_var} "${output}" PARENT_SCOPE)
+endfunction()
+
 function(backendbench_add_kernels)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DIRECTORY;NAME" "")
   if(NOT ARG_NAME)

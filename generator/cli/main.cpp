@@ -125,7 +125,9 @@ void report_written(emit::OutputWriter& writer) {
 int run_suite(const GenerateOptions& options) {
   schema::TorchSchemaSource schemas;
   // Read everything first: an error leaves the build tree as it was.
-  const std::vector<model::KernelVariant> kernels = find_kernels(options, schemas);
+  std::vector<model::KernelVariant> kernels = find_kernels(options, schemas);
+  const std::vector<model::KernelVariant> derived = model::derive_variants(kernels, schemas);
+  kernels.insert(kernels.end(), derived.begin(), derived.end());
   std::vector<parse::TraceFile> traces;
   if (!parse_all(expand_trace_paths(options.traces), traces)) return 1;
   model::SuiteOptions suite_options;
@@ -174,9 +176,16 @@ int run_kernels(const GenerateOptions& options) {
   const std::vector<model::KernelVariant> kernels = find_kernels(options, schemas);
   emit::OutputWriter writer(options.output);
   emit::Emitter emitter(options.templates);
+  const std::vector<model::KernelVariant> derived = model::derive_variants(kernels, schemas);
   for (const model::KernelVariant& kernel : kernels) {
-    emitter.emit_kernel_binding(kernel, *schemas.find(kernel.op), writer);
-    std::cout << "kernel " << kernel.op.display() << " " << kernel.name() << ": " << kernel.path << "\n";
+    std::vector<std::pair<model::KernelVariant, model::Schema>> served;
+    for (const model::KernelVariant& variant : derived) {
+      if (variant.path == kernel.path) served.push_back({variant, *schemas.find(variant.op)});
+    }
+    emitter.emit_kernel_binding(kernel, *schemas.find(kernel.op), served, writer);
+    std::cout << "kernel " << kernel.op.display() << " " << kernel.name() << ": " << kernel.path;
+    for (const auto& [variant, unused] : served) std::cout << " (also serves " << variant.op.display() << ")";
+    std::cout << "\n";
   }
   report_written(writer);
   return 0;

@@ -89,7 +89,11 @@ void Emitter::emit_suite(const model::Suite& suite, const SuiteOutputOptions& op
         const model::KernelVariant& kernel = op.variants[v];
         kernel_declarations.push_back("c10::KernelFunction " + kernel.binding_symbol() + "();");
         variants.push_back("{" + cpp_string_literal(kernel.name()) + ", &::" + kernel.binding_symbol() + ", " +
-                           (kernel.is_cuda ? "true" : "false") + ", " + cpp_string_literal(kernel.path) + "},");
+                           (kernel.is_cuda ? "true" : "false") + ", " +
+                           cpp_string_literal(kernel.path + (kernel.derived_from ? ", the " + kernel.derived_from->display() +
+                                                                                       " kernel written into its result"
+                                                                                 : "")) +
+                           "},");
         variant_tests.push_back(render("variant_test.cpp.in", {{"identifier", identifier},
                                                                {"variant", kernel.name()},
                                                                {"index", std::to_string(v)}}));
@@ -130,7 +134,9 @@ void Emitter::emit_suite(const model::Suite& suite, const SuiteOutputOptions& op
     };
     std::vector<Backend> backends = {{"aten", "aten", ""}};
     for (const model::KernelVariant& kernel : op.variants) {
-      backends.push_back({kernel.name(), "directory;" + kernel.name() + (kernel.is_cuda ? ";cuda" : ";cpu"),
+      backends.push_back({kernel.name(),
+                          "directory;" + kernel.name() + (kernel.is_cuda ? ";cuda" : ";cpu") +
+                              (kernel.derived_from ? ";derived" : ""),
                           kernel.expected_failure});
     }
     for (const Backend& backend : backends) {
@@ -165,8 +171,33 @@ void Emitter::emit_suite(const model::Suite& suite, const SuiteOutputOptions& op
 }
 
 void Emitter::emit_kernel_binding(const model::KernelVariant& kernel, const model::Schema& schema,
+                                  const std::vector<std::pair<model::KernelVariant, model::Schema>>& derived,
                                   OutputWriter& writer) const {
   const model::KernelSignature signature = model::kernel_signature(schema);
+  std::vector<std::string> derived_bindings;
+  for (const auto& [variant, derived_schema] : derived) {
+    const model::KernelSignature derived_signature = model::kernel_signature(derived_schema);
+    const std::string wrapper = variant.op.folder() + "_from_" + kernel.function();
+    // In place (add_.Tensor) writes its first argument; out= (add.out) its last.
+    const bool in_place = variant.op.base != kernel.op.base;
+    const std::string written =
+        in_place ? derived_signature.parameter_names.front() : derived_signature.parameter_names.back();
+    std::vector<std::string> store_result;
+    if (written != "self") store_result.push_back(written + ".resize_(result.sizes());");
+    store_result.push_back(written + ".copy_(result);");
+    std::string binding = render("derived_binding.cpp.in",
+                                      {{"operator", variant.op.trace_name()},
+                                       {"kernel_function", kernel.function()},
+                                       {"derived_from", kernel.op.trace_name()},
+                                       {"written", written},
+                                       {"declaration", derived_signature.declaration(wrapper)},
+                                       {"arguments", signature.parameter_names},
+                                       {"store_result", store_result},
+                                       {"binding_symbol", variant.binding_symbol()},
+                                       {"wrapper", wrapper}});
+    binding.pop_back();  // the list placeholder puts each item on its own line
+    derived_bindings.push_back(binding);
+  }
   writer.write(kernel_binding_file(kernel),
                render("kernel_binding.cpp.in",
                       {{"generated_banner", banner("kernel_binding.cpp.in", kernel.path)},
@@ -175,7 +206,8 @@ void Emitter::emit_kernel_binding(const model::KernelVariant& kernel, const mode
                        {"function_type", signature.function_type()},
                        {"operator", kernel.op.trace_name()},
                        {"expected_declaration", signature.declaration(kernel.function())},
-                       {"binding_symbol", kernel.binding_symbol()}}));
+                       {"binding_symbol", kernel.binding_symbol()},
+                       {"derived_bindings", derived_bindings}}));
 }
 
 }  // namespace backendbench::emit

@@ -34,7 +34,11 @@ class Emitter {
   // excluded input, for people and tools to read).
   void emit_suite(const model::Suite& suite, const SuiteOutputOptions& options, OutputWriter& writer) const;
   // Into a writer rooted at the kernels folder: <folder>/<stem>.binding.cpp (.cu for CUDA).
-  void emit_kernel_binding(const model::KernelVariant& kernel, const model::Schema& schema, OutputWriter& writer) const;
+  // `derived`: the variants derived from this kernel (model::derive_variants), with their
+  // schemas; each gets a wrapper and an entry point in the same file.
+  void emit_kernel_binding(const model::KernelVariant& kernel, const model::Schema& schema,
+                           const std::vector<std::pair<model::KernelVariant, model::Schema>>& derived,
+                           OutputWriter& writer) const;
 
   static std::string suite_cases_file(int shard);
   static std::string suite_tests_file(int shard);

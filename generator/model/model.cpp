@@ -29,7 +29,9 @@ void visit_tensors(const parse::Arguments& arguments, const std::function<void(c
 
 }  // namespace
 
-std::string KernelVariant::binding_symbol() const { return "backendbench_kernel_" + op.folder() + "_" + name(); }
+std::string KernelVariant::binding_symbol() const {
+  return "backendbench_kernel_" + op.folder() + "_" + name() + (derived_from ? "_from_" + derived_from->folder() : "");
+}
 
 std::string tensor_summary(const parse::Arguments& arguments) {
   std::string summary;
@@ -110,7 +112,12 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
         } else {
           Operator entry{*op, *schema, signature, {}, {}};
           for (const KernelVariant& kernel : kernels) {
-            if (kernel.op == *op) entry.variants.push_back(kernel);
+            if (kernel.op == *op && !kernel.derived_from) entry.variants.push_back(kernel);
+          }
+          if (entry.variants.empty()) {  // no kernel of its own: one derived from its functional sibling
+            for (const KernelVariant& kernel : kernels) {
+              if (kernel.op == *op && kernel.derived_from) entry.variants.push_back(kernel);
+            }
           }
           found = operators.emplace(trace_name, std::move(entry)).first;
         }
@@ -198,6 +205,54 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
     if (!entry.cases.empty()) suite.operators.push_back(std::move(entry));
   }
   return suite;
+}
+
+namespace {
+
+bool same_argument(const SchemaArgument& a, const SchemaArgument& b) { return a.name == b.name && a.type == b.type; }
+
+// `sibling` takes the functional schema's arguments (self written, for in-place) plus, for
+// out=, trailing written tensors; and returns one written tensor.
+bool is_sibling(const Schema& functional, const Schema& sibling, bool in_place) {
+  const auto& arguments = functional.arguments;
+  const size_t extra = in_place ? 0 : 1;
+  if (sibling.arguments.size() != arguments.size() + extra) return false;
+  if (sibling.returns.size() != 1 || !sibling.returns[0].is_write) return false;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (!same_argument(arguments[i], sibling.arguments[i])) return false;
+    if (sibling.arguments[i].is_write != (in_place && i == 0)) return false;
+  }
+  return in_place || (sibling.arguments.back().is_write && sibling.arguments.back().type == "Tensor");
+}
+
+}  // namespace
+
+std::vector<KernelVariant> derive_variants(const std::vector<KernelVariant>& kernels, const SchemaSource& schemas) {
+  std::vector<KernelVariant> derived;
+  for (const KernelVariant& kernel : kernels) {
+    if (kernel.derived_from) continue;
+    const std::optional<Schema> functional = schemas.find(kernel.op);
+    if (!functional || functional->returns.size() != 1 || functional->returns[0].type != "Tensor" ||
+        functional->returns[0].is_write || functional->arguments.empty() || functional->arguments[0].type != "Tensor") {
+      continue;
+    }
+    if (std::any_of(functional->arguments.begin(), functional->arguments.end(),
+                    [](const SchemaArgument& argument) { return argument.is_write; })) {
+      continue;
+    }
+    const OperatorName in_place{kernel.op.space, kernel.op.base + "_", kernel.op.overload};
+    const OperatorName out{kernel.op.space, kernel.op.base, "out"};
+    const OperatorName overload_out{kernel.op.space, kernel.op.base, kernel.op.overload + "_out"};
+    for (const auto& [sibling, is_in_place] : {std::pair{in_place, true}, {out, false}, {overload_out, false}}) {
+      const std::optional<Schema> schema = schemas.find(sibling);
+      if (!schema || !is_sibling(*functional, *schema, is_in_place)) continue;
+      KernelVariant variant = kernel;
+      variant.op = sibling;
+      variant.derived_from = kernel.op;
+      derived.push_back(variant);
+    }
+  }
+  return derived;
 }
 
 std::string expected_failure_of(const fs::path& kernel_file) {

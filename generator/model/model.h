@@ -36,6 +36,10 @@ struct KernelVariant {
   // A test fixture's declared verdict: the regex (CMake syntax) its failure output must match, from a
   // `// expect-failure: <regex>` line in the kernel file; empty for a kernel expected to pass.
   std::string expected_failure;
+  // Set for a variant derived from a functional kernel: `op` is then the in-place or out=
+  // sibling (add_.Tensor, add.out) that the kernel of `derived_from` (add.Tensor) serves
+  // through a generated wrapper, which writes the result into `self` or `out`.
+  std::optional<OperatorName> derived_from;
 
   std::string name() const { return variant_name(number); }
   std::string function() const { return kernel_function(folder); }
@@ -96,6 +100,12 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
 // location) for a folder naming no operator, a folder without kernel files, a kernel file
 // whose name breaks the contract, or two folders naming one operator.
 std::vector<KernelVariant> discover_kernels(const std::string& directory, const SchemaSource& schemas);
+
+// Variants the kernels serve beyond their own operator: for each kernel of a functional
+// operator with one Tensor result, its in-place sibling (add.Tensor → add_.Tensor) and its
+// out= sibling (add.out, or <overload>_out) when libtorch has them with the same arguments.
+// A suite uses a derived variant only for an operator without kernels of its own.
+std::vector<KernelVariant> derive_variants(const std::vector<KernelVariant>& kernels, const SchemaSource& schemas);
 
 // The regex of a kernel file's `// expect-failure: <regex>` line (a fixture that must fail), or "".
 std::string expected_failure_of(const std::filesystem::path& kernel_file);

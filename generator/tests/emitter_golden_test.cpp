@@ -65,9 +65,20 @@ TEST(Emitter, MatchesGoldenFiles) {
   for (const std::string& file : suite_writer.outputs()) expect_matches_golden(root / "example" / file, "example_" + file);
 
   OutputWriter kernel_writer((root / "kernels").string());
-  emitter.emit_kernel_binding(relu_kernel, *schemas.find(relu_kernel.op), kernel_writer);
+  emitter.emit_kernel_binding(relu_kernel, *schemas.find(relu_kernel.op), {}, kernel_writer);
   ASSERT_EQ(kernel_writer.outputs(), (std::vector<std::string>{"relu/relu_implementation_1.binding.cpp"}));
   expect_matches_golden(root / "kernels/relu/relu_implementation_1.binding.cpp", "relu_implementation_1.binding.cpp");
+
+  // A functional kernel's binding also serves its in-place and out= siblings.
+  const model::KernelVariant add_kernel{model::OperatorName{"aten", "add", "Tensor"}, "add", 2,
+                                        "generated_kernels/add/add_implementation_2.cpp", false};
+  std::vector<std::pair<model::KernelVariant, model::Schema>> served;
+  for (const model::KernelVariant& variant : model::derive_variants({add_kernel}, schemas)) {
+    served.push_back({variant, *schemas.find(variant.op)});
+  }
+  ASSERT_EQ(served.size(), 2u);
+  emitter.emit_kernel_binding(add_kernel, *schemas.find(add_kernel.op), served, kernel_writer);
+  expect_matches_golden(root / "kernels/add/add_implementation_2.binding.cpp", "add_implementation_2.binding.cpp");
 
   // Deterministic: a second run writes nothing.
   OutputWriter again((root / "example").string());

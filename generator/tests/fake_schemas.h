@@ -21,6 +21,9 @@ class FakeSchemaSource : public model::SchemaSource {
                        {{"self", "Tensor"}, {"other", "Scalar"}, {"alpha", "Scalar"}}, {{"Tensor"}}});
     add("add_.Tensor", {"aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
                         {{"self", "Tensor", true}, {"other", "Tensor"}, {"alpha", "Scalar"}}, {{"Tensor", true}}});
+    add("add.out", {"aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
+                    {{"self", "Tensor"}, {"other", "Tensor"}, {"alpha", "Scalar"}, {"out", "Tensor", true}},
+                    {{"Tensor", true}}});
     add("sum.dim_IntList", {"aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
                             {{"self", "Tensor"}, {"dim", "int[]?"}, {"keepdim", "bool"}, {"dtype", "ScalarType?"}},
                             {{"Tensor"}}});

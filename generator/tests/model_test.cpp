@@ -247,6 +247,38 @@ TEST_F(KernelDiscovery, ReadsTheExpectedFailureOfAFixture) {
   EXPECT_EQ(kernels[1].expected_failure, "values differ beyond");
 }
 
+TEST(DeriveVariants, AFunctionalKernelServesItsInPlaceAndOutSiblings) {
+  const KernelVariant add{OperatorName{"aten", "add", "Tensor"}, "add", 1, "k/add/add_implementation_1.cpp", false};
+  const KernelVariant relu{OperatorName{"aten", "relu", "default"}, "relu", 1, "k/relu/relu_implementation_1.cpp", false};
+  const KernelVariant add_scalar{OperatorName{"aten", "add", "Scalar"}, "add__Scalar", 1, "k/a.cpp", false};
+  const auto derived = derive_variants({add, relu, add_scalar}, testing::FakeSchemaSource());
+  ASSERT_EQ(derived.size(), 2u);  // the fakes have no relu_, add_.Scalar or add.Scalar_out
+  EXPECT_EQ(derived[0].op.display(), "add_.Tensor");
+  EXPECT_EQ(derived[1].op.display(), "add.out");
+  EXPECT_EQ(derived[0].derived_from->display(), "add.Tensor");
+  EXPECT_EQ(derived[0].path, add.path);
+  EXPECT_EQ(derived[0].binding_symbol(), "backendbench_kernel_add___Tensor_impl1_from_add__Tensor");
+}
+
+TEST(DeriveVariants, AnOperatorWithItsOwnKernelDoesNotUseADerivedOne) {
+  testing::FakeSchemaSource schemas;
+  const KernelVariant add{OperatorName{"aten", "add", "Tensor"}, "add", 1, "k/add/add_implementation_1.cpp", false};
+  const KernelVariant own{OperatorName{"aten", "add_", "Tensor"}, "add___Tensor", 2, "k/own.cpp", false};
+  std::vector<KernelVariant> kernels = {add, own};
+  for (const KernelVariant& variant : derive_variants(kernels, schemas)) kernels.push_back(variant);
+  const parse::ParseResult parsed = parse::parse_trace(
+      "Operator: aten.add_.Tensor\ncnt: 1, ((T([2], f32), T([2], f32)), {})\n"
+      "Operator: aten.add.out\ncnt: 1, ((T([2], f32), T([2], f32)), {'out': T([2], f32)})\n", "t.txt");
+  const Suite suite = build_suite("s", {parsed.trace}, schemas, {}, kernels);
+  ASSERT_EQ(suite.operators.size(), 2u);
+  const Operator& out = suite.operators[0].name.display() == "add.out" ? suite.operators[0] : suite.operators[1];
+  const Operator& in_place = suite.operators[0].name.display() == "add.out" ? suite.operators[1] : suite.operators[0];
+  ASSERT_EQ(in_place.variants.size(), 1u);
+  EXPECT_FALSE(in_place.variants[0].derived_from.has_value());  // its own impl2
+  ASSERT_EQ(out.variants.size(), 1u);
+  EXPECT_EQ(out.variants[0].derived_from->display(), "add.Tensor");
+}
+
 TEST_F(KernelDiscovery, FolderNamingNoOperator) {
   touch("frobnicate/frobnicate_implementation_1.cpp");
   EXPECT_EQ(discover_error(), (root_ / "frobnicate").string() +
