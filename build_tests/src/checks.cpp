@@ -64,6 +64,28 @@ std::string find_fallback(const c10::FunctionSchema& schema, const std::vector<s
   return "";
 }
 
+std::string find_aliased_output(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs,
+                                const std::vector<c10::IValue>& outputs) {
+  const auto& returns = schema.returns();
+  for (size_t r = 0; r < returns.size() && r < outputs.size(); ++r) {
+    if (returns[r].alias_info() != nullptr || !outputs[r].isTensor()) continue;
+    const at::Tensor& output = outputs[r].toTensor();
+    if (!output.defined() || output.layout() != at::kStrided || output.numel() == 0) continue;
+    for (size_t i = 0; i < inputs.size() && i < schema.arguments().size(); ++i) {
+      std::vector<at::Tensor> tensors;
+      if (inputs[i].isTensor()) tensors = {inputs[i].toTensor()};
+      if (inputs[i].isTensorList()) tensors = inputs[i].toTensorVector();
+      for (const at::Tensor& input : tensors) {
+        if (input.defined() && input.layout() == at::kStrided && input.numel() > 0 && output.is_alias_of(input)) {
+          return "output " + std::to_string(r) + " shares memory with argument '" + schema.arguments()[i].name() +
+                 "', but the schema returns a new tensor (no alias annotation)";
+        }
+      }
+    }
+  }
+  return "";
+}
+
 std::vector<size_t> written_arguments(const c10::FunctionSchema& schema, const std::vector<std::string>& also_written) {
   std::vector<size_t> written;
   const auto& arguments = schema.arguments();

@@ -96,6 +96,8 @@ void CorrectnessTest::check_draw(const OperatorSpec& op, const CaseSpec& spec, c
     EXPECT_TRUE(fallback.empty()) << backend << " falls back to ATen: it dispatches " << fallback
                                   << ", the operator it replaces, on " << where;
   }
+  const std::string aliased = returns_unannotated_alias(op.display) ? "" : find_aliased_output(schema, kernel_inputs, actual);
+  EXPECT_TRUE(aliased.empty()) << backend << " on " << where << ": " << aliased;
   const std::vector<size_t> written = written_arguments(schema, unannotated_writes(op.display));
   const std::string mutated = find_mutated_input(schema, written, kernel_inputs_before, kernel_inputs);
   EXPECT_TRUE(mutated.empty()) << backend << " on " << where << ": " << mutated;

@@ -68,6 +68,11 @@ std::vector<std::string> unannotated_writes(const std::string& op_display) {
   return {};
 }
 
+bool returns_unannotated_alias(const std::string& op_display) {
+  static const std::set<std::string> kAliasing = {"_unsafe_view.default", "_reshape_alias.default"};
+  return kAliasing.count(op_display) > 0;
+}
+
 bool accumulates_in_any_order(const std::string& op_display) {
   static const std::set<std::string> kAccumulating = {
       "index_add.default", "index_add_.default", "scatter_add.default", "scatter_add_.default",

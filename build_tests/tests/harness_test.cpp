@@ -419,6 +419,15 @@ TEST(InputChecks, ComplexHalfInputsCanBeChecked) {
   EXPECT_TRUE(compare_outputs({input}, {input.clone()}).equal);
 }
 
+TEST(InputChecks, AFunctionalOutputMustNotAliasAnInput) {
+  const auto schema = find_operator(kAdd).schema();
+  const at::Tensor self = at::randn({4});
+  const std::vector<c10::IValue> inputs = {self, at::randn({4}), 1};
+  EXPECT_EQ(find_aliased_output(schema, inputs, {self + 1}), "");
+  EXPECT_NE(find_aliased_output(schema, inputs, {self.view({2, 2})}).find("shares memory with argument 'self'"),
+            std::string::npos);
+}
+
 TEST(InputChecks, WrittenArgumentsComeFromTheSchema) {
   EXPECT_EQ(written_arguments(find_operator(kAddInPlace).schema()), (std::vector<size_t>{0}));
   EXPECT_TRUE(written_arguments(find_operator(kAdd).schema()).empty());

@@ -186,6 +186,9 @@ def main():
                     skipped["dispatched zero or several ATen operators"] += 1
                     continue
                 func, args, kwargs = recorder.calls[0]
+                if func.namespace != "aten":
+                    skipped["dispatched a non-ATen operator"] += 1
+                    continue
                 try:
                     text = arguments_text(args, kwargs, options.max_elements)
                     first = func(*clone_tree(args), **clone_tree(kwargs))

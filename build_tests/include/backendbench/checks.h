@@ -25,6 +25,12 @@ std::string find_fallback(const c10::FunctionSchema& schema, const std::vector<s
 std::string find_mutated_input(const c10::FunctionSchema& schema, const std::vector<size_t>& written,
                                const std::vector<c10::IValue>& before, const std::vector<c10::IValue>& after);
 
+// Returned tensors the schema does not mark as aliases (no `Tensor(a)`) must not share storage
+// with any input: a caller may write one without expecting the other to change. Returns a
+// message naming the first output and argument that share memory, or "".
+std::string find_aliased_output(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs,
+                                const std::vector<c10::IValue>& outputs);
+
 // Positions of the arguments the schema marks as written (Tensor(a!)), and of `also_written`
 // (names of arguments the operator writes without saying so).
 std::vector<size_t> written_arguments(const c10::FunctionSchema& schema, const std::vector<std::string>& also_written = {});

@@ -25,6 +25,11 @@ std::vector<size_t> undefined_outputs(const std::string& op_display);
 // updates running_mean and running_var in training mode. They are checked like written ones.
 std::vector<std::string> unannotated_writes(const std::string& op_display);
 
+// True for operators that return a view of an input although their schema has no alias
+// annotation (_unsafe_view: a view that autograd treats as a new tensor); the no-alias check
+// of outputs does not apply to them.
+bool returns_unannotated_alias(const std::string& op_display);
+
 // True for operators that accumulate many terms into one output element in no fixed order
 // (atomics on CUDA): their low-precision results legitimately vary with the order, so values
 // are compared with an extra absolute tolerance of kAccumulationUlps × eps(dtype) × max|expected|.
