@@ -3,6 +3,7 @@
 #   libtorch      the `torch` Python package (pip): its CMake package and libraries
 #   GoogleTest    Debian's libgtest-dev        Google Benchmark  libbenchmark-dev
 #   CLI11         libcli11-dev (generator CLI) nlohmann-json  nlohmann-json3-dev (dataset JSON)
+#   numpy, expecttest  pip: what torch.testing's OpInfo database imports (the opinfo suite's export)
 #   CMake, Ninja, g++: build tools
 # BACKENDBENCH_NO_INSTALL=1 only checks (machines without package access).
 set -euo pipefail
@@ -24,10 +25,15 @@ need nlohmann-json3-dev test -e /usr/include/nlohmann/json.hpp
 python=${PYTHON:-python3}
 has_torch=1
 "$python" -c 'import torch' >/dev/null 2>&1 || has_torch=0
+missing_modules=()
+for module in numpy expecttest; do
+  "$python" -c "import $module" >/dev/null 2>&1 || missing_modules+=("$module")
+done
 
 if [[ "${BACKENDBENCH_NO_INSTALL:-0}" == 1 ]]; then
   [[ ${#missing_packages[@]} -eq 0 ]] || echo "install-deps: not installing (BACKENDBENCH_NO_INSTALL=1); missing: ${missing_packages[*]}"
   [[ $has_torch == 1 ]] || echo "install-deps: not installing (BACKENDBENCH_NO_INSTALL=1); missing: torch"
+  [[ ${#missing_modules[@]} -eq 0 ]] || echo "install-deps: not installing (BACKENDBENCH_NO_INSTALL=1); missing: ${missing_modules[*]}"
   exit 0
 fi
 
@@ -41,5 +47,9 @@ fi
 if [[ $has_torch == 0 ]]; then
   echo "install-deps: installing torch with pip (several GB with its CUDA libraries)"
   "$python" -m pip install --quiet torch
+fi
+if [[ ${#missing_modules[@]} -gt 0 ]]; then
+  echo "install-deps: installing ${missing_modules[*]} with pip"
+  "$python" -m pip install --quiet "${missing_modules[@]}"
 fi
 echo "install-deps: ok (torch $("$python" -c 'import torch; print(torch.__version__)' 2>/dev/null))"

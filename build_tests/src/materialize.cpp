@@ -4,6 +4,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
+#include <functional>
 #include <map>
 #include <stdexcept>
 
@@ -319,6 +320,70 @@ std::vector<c10::IValue> clone_inputs(const std::vector<c10::IValue>& inputs) {
   copies.reserve(inputs.size());
   for (const c10::IValue& value : inputs) copies.push_back(clone_value(value));
   return copies;
+}
+
+namespace {
+
+c10::IValue map_tensors(const c10::IValue& value, const std::function<at::Tensor(const at::Tensor&, size_t)>& map,
+                        size_t& position) {
+  if (value.isTensor()) return map(value.toTensor(), position++);
+  if (value.isTensorList()) {
+    std::vector<at::Tensor> tensors;
+    for (const at::Tensor& tensor : value.toTensorVector()) tensors.push_back(map(tensor, position++));
+    return tensors;
+  }
+  if (value.isTuple()) {
+    std::vector<c10::IValue> items;
+    for (const c10::IValue& item : value.toTupleRef().elements()) items.push_back(map_tensors(item, map, position));
+    return c10::ivalue::Tuple::create(std::move(items));
+  }
+  if (value.isList() && value.toListRef().size() > 0 && value.type()->containedType(0)->kind() == c10::TypeKind::OptionalType) {
+    c10::List<std::optional<at::Tensor>> tensors;
+    for (const c10::IValue& item : value.toListRef()) {
+      tensors.push_back(item.isNone() ? std::optional<at::Tensor>() : map(item.toTensor(), position++));
+    }
+    return tensors;
+  }
+  return value;
+}
+
+std::vector<at::Tensor> tensors_of(const std::vector<c10::IValue>& values) {
+  std::vector<at::Tensor> tensors;
+  size_t position = 0;
+  for (const c10::IValue& value : values) {
+    map_tensors(value, [&](const at::Tensor& tensor, size_t) { tensors.push_back(tensor); return tensor; }, position);
+  }
+  return tensors;
+}
+
+}  // namespace
+
+std::vector<c10::IValue> to_double_precision(const std::vector<c10::IValue>& inputs) {
+  std::vector<c10::IValue> converted;
+  size_t position = 0;
+  for (const c10::IValue& value : inputs) {
+    converted.push_back(map_tensors(value, [](const at::Tensor& tensor, size_t) {
+      if (!tensor.defined() || !at::isFloatingType(tensor.scalar_type())) return clone_tensor(tensor);
+      at::Tensor copy = tensor.to(at::kDouble, /*non_blocking=*/false, /*copy=*/true);
+      if (tensor.unsafeGetTensorImpl()->is_wrapped_number()) copy.unsafeGetTensorImpl()->set_wrapped_number(true);
+      return copy;
+    }, position));
+  }
+  return converted;
+}
+
+std::vector<c10::IValue> round_like(const std::vector<c10::IValue>& values, const std::vector<c10::IValue>& like) {
+  const std::vector<at::Tensor> targets = tensors_of(like);
+  std::vector<c10::IValue> rounded;
+  size_t position = 0;
+  for (const c10::IValue& value : values) {
+    rounded.push_back(map_tensors(value, [&](const at::Tensor& tensor, size_t index) {
+      if (index >= targets.size() || !tensor.defined() || !targets[index].defined()) return tensor;
+      const at::ScalarType dtype = targets[index].scalar_type();
+      return at::isFloatingType(tensor.scalar_type()) && at::isFloatingType(dtype) ? tensor.to(dtype) : tensor;
+    }, position));
+  }
+  return rounded;
 }
 
 std::vector<c10::IValue> call_reference(const c10::OperatorHandle& op, std::vector<c10::IValue> inputs) {

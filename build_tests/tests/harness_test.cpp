@@ -410,6 +410,20 @@ TEST(InputChecks, AMutatedReadOnlyInputIsCaught) {
   EXPECT_EQ(find_mutated_input(schema, {}, before, clone_inputs(before)), "");
 }
 
+TEST(PreciseReference, Float64InputsAndResultsRoundedBack) {
+  at::Tensor number = at::scalar_to_tensor(2.5);
+  number.unsafeGetTensorImpl()->set_wrapped_number(true);
+  const std::vector<c10::IValue> inputs = {at::randn({3}).to(at::kHalf), at::arange(3), number};
+  const std::vector<c10::IValue> precise = to_double_precision(inputs);
+  EXPECT_EQ(precise[0].toTensor().scalar_type(), at::kDouble);
+  EXPECT_EQ(precise[1].toTensor().scalar_type(), at::kLong);  // integers stay
+  EXPECT_TRUE(precise[2].toTensor().unsafeGetTensorImpl()->is_wrapped_number());
+  EXPECT_NE(precise[0].toTensor().data_ptr(), inputs[0].toTensor().data_ptr());
+  const auto rounded = round_like({precise[0], precise[1]}, {inputs[0], inputs[1]});
+  EXPECT_EQ(rounded[0].toTensor().scalar_type(), at::kHalf);
+  EXPECT_TRUE(at::equal(rounded[0].toTensor(), inputs[0].toTensor()));
+}
+
 TEST(InputChecks, ComplexHalfInputsCanBeChecked) {
   const auto schema = find_operator(kToCopy).schema();
   const at::Tensor input = at::randn({4}, at::kComplexFloat).to(at::kComplexHalf);

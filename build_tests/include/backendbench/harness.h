@@ -27,6 +27,13 @@ std::vector<c10::IValue> materialize(const c10::FunctionSchema& schema, const Ca
 // offset (zero-stride views stay views), so the kernel cannot touch the reference's inputs.
 std::vector<c10::IValue> clone_inputs(const std::vector<c10::IValue>& inputs);
 
+// The inputs with every floating tensor converted to float64 (own storage); for a reference
+// computed more precisely than in the inputs' own dtypes.
+std::vector<c10::IValue> to_double_precision(const std::vector<c10::IValue>& inputs);
+// `values` with each floating tensor converted to the dtype of its counterpart in `like`
+// (recursively through lists and tuples): a float64 result rounded as the operator would.
+std::vector<c10::IValue> round_like(const std::vector<c10::IValue>& values, const std::vector<c10::IValue>& like);
+
 // Calls the operator through the dispatcher (the reference) or a kernel; returns outputs.
 std::vector<c10::IValue> call_reference(const c10::OperatorHandle& op, std::vector<c10::IValue> inputs);
 std::vector<c10::IValue> call_kernel(const c10::OperatorHandle& op, const c10::KernelFunction& kernel,
