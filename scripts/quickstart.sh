@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset default "$@"
 cmake --build --preset default
-ctest --preset default -L smoke
+ctest --preset default
