@@ -1,85 +1,95 @@
 // ./bench: one Google Benchmark per (suite, operator, case, backend), named
 // <suite>/<operator>/<case>/<backend> so that --benchmark_filter regexes select them.
 //
-// Each benchmark runs exactly one Google Benchmark iteration (Iterations(1), manual time)
-// in which the harness takes its own samples: warm-up, then samples until a time budget or
-// a sample cap, and reports the median. This keeps every case well under a second, where
-// Google Benchmark's default minimum time would spend seconds on microsecond cases.
-// CPU: wall clock around the call. CUDA: events on the current stream, L2 flushed before
-// every sample (cold cache).
+// Each benchmark runs exactly one Google Benchmark iteration (Iterations(1), manual time) in
+// which the harness takes its own samples (timing.h): on CUDA, cold-cache samples timed with
+// events on the current stream; the reference and the kernel interleaved on the same inputs,
+// so their ratio (the speedup) is stable; sampling stops when the median is known well enough
+// (noise-based, with a minimum and a time cap). Counters carry the medians, dispersion,
+// speedup, roofline figures and guard flags; after the run a summary (per-operator and overall
+// geomean speedup, perf@p) is printed and written as JSON (--backendbench_summary=<file>).
+//
+// Calibration backends (--backendbench_calibration): `aten_self` measures the aten operator as
+// both reference and kernel (two independent measurements), `aten_twice` a kernel that runs the
+// aten operator twice; they test the instrument itself (scripts/timing_targets.py).
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <benchmark/benchmark.h>
-#include <c10/core/Event.h>
-#include <c10/core/impl/DeviceGuardImplInterface.h>
 
-#include <algorithm>
-#include <chrono>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "backendbench/harness.h"
+#include "backendbench/roofline.h"
+#include "backendbench/scores.h"
+#include "backendbench/timing.h"
 #include "model/naming.h"
 
 namespace backendbench {
 namespace {
 
-struct SamplingPolicy {
-  double budget_seconds = 0.05;  // measured time per benchmark
-  int min_samples = 3;
-  int max_samples = 200;
-};
+enum class Backend { kAten, kKernel, kAtenSelf, kAtenTwice };
 
-SamplingPolicy sampling_policy() {
-  SamplingPolicy policy;
-  if (const char* budget = std::getenv("BACKENDBENCH_BENCH_SECONDS")) policy.budget_seconds = std::atof(budget);
-  if (const char* samples = std::getenv("BACKENDBENCH_BENCH_MAX_SAMPLES")) policy.max_samples = std::max(1, std::atoi(samples));
-  policy.min_samples = std::min(policy.min_samples, policy.max_samples);
-  return policy;
+struct CaseResult {
+  std::string op, case_name, backend, arguments;
+  bool correct = false;
+  double reference_us = 0, kernel_us = 0, speedup = 0;
+};
+std::vector<CaseResult>& results() {
+  static std::vector<CaseResult> all;
+  return all;
 }
 
-// Seconds of one call, measured on the inputs' device.
-class Timer {
- public:
-  explicit Timer(c10::Device device) : device_(device) {
-    if (device_.is_cuda()) {
-      // Larger than the L2 of current GPUs (H200: 60 MiB): writing it evicts the inputs.
-      l2_flush_ = at::empty({64 << 20}, at::TensorOptions().dtype(at::kInt).device(device_));
-    }
+// Achieved GB/s and TFLOP/s, % of the device's peaks, and two flags: `suspect` (faster than
+// the bytes or FLOPs allow at peak: the kernel cannot have done the work) and
+// `overhead_dominated` (within 1.3× of an empty launch: the time is launch overhead).
+void add_roofline_counters(benchmark::State& state, const OperatorSpec& op, const std::vector<c10::IValue>& inputs,
+                           const std::vector<c10::IValue>& outputs, double seconds, double launch_overhead_seconds,
+                           c10::Device device) {
+  if (seconds <= 0) return;
+  const Work work = work_of(op.display, inputs, outputs);
+  const Peaks peaks = device_peaks(device, work.dtype);
+  state.counters["bytes"] = work.bytes;
+  state.counters["flops"] = work.flops;
+  state.counters["GBps"] = work.bytes / seconds / 1e9;
+  state.counters["TFLOPps"] = work.flops / seconds / 1e12;
+  bool suspect = false;
+  if (peaks.bytes_per_second > 0) {
+    state.counters["pct_peak_bw"] = 100 * work.bytes / seconds / peaks.bytes_per_second;
+    suspect = suspect || work.bytes / peaks.bytes_per_second > 1.05 * seconds;
   }
-
-  template <typename Call>
-  double time(const Call& call) {
-    if (!device_.is_cuda()) {
-      const auto start = std::chrono::steady_clock::now();
-      call();
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
-    const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
-    const c10::Stream stream = guard->getStream(device_);
-    l2_flush_.zero_();
-    c10::Event start(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
-    c10::Event stop(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
-    start.record(stream);
-    call();
-    stop.record(stream);
-    stop.synchronize();
-    return start.elapsedTime(stop) / 1e3;
+  if (peaks.flops_per_second > 0) {
+    state.counters["pct_peak_flops"] = 100 * work.flops / seconds / peaks.flops_per_second;
+    suspect = suspect || work.flops / peaks.flops_per_second > 1.05 * seconds;
   }
-
- private:
-  c10::Device device_;
-  at::Tensor l2_flush_;
-};
-
-void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSpec* spec, const VariantSpec* variant) {
-  const c10::Device device = device_of(variant);
-  if (device.is_cuda() && !cuda_available()) {
-    state.SkipWithError("CUDA kernel; this machine has no CUDA device");
-    for (auto _ : state) {
-    }
-    return;
+  if (suspect) state.counters["suspect"] = 1;
+  if (launch_overhead_seconds > 0) {
+    state.counters["launch_overhead_us"] = launch_overhead_seconds * 1e6;
+    if (seconds < 1.3 * launch_overhead_seconds) state.counters["overhead_dominated"] = 1;
   }
+}
+
+bool outputs_agree(const std::vector<c10::IValue>& expected, const std::vector<c10::IValue>& actual) {
+  return compare_outputs(expected, actual).equal;
+}
+
+void skip(benchmark::State& state, const std::string& why) {
+  state.SkipWithError(why.c_str());
+  for (auto _ : state) {
+  }
+}
+
+void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSpec* spec, const VariantSpec* variant,
+                   Backend backend, const std::string& backend_name) {
+  const c10::Device device = backend == Backend::kKernel ? device_of(variant) : default_device();
+  if (device.is_cuda() && !cuda_available()) return skip(state, "CUDA kernel; this machine has no CUDA device");
   std::vector<c10::IValue> inputs;
   c10::OperatorHandle handle = find_operator(*op);
   std::optional<c10::KernelFunction> kernel;
@@ -87,78 +97,135 @@ void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSp
     inputs = materialize(handle.schema(), *spec, device);
     if (variant) kernel = variant->factory();
   } catch (const std::exception& error) {
-    state.SkipWithError(error.what());
-    for (auto _ : state) {
-    }
-    return;
+    return skip(state, error.what());
   }
-  auto call = [&] {
-    if (kernel) {
-      call_kernel(handle, *kernel, inputs, device);
-    } else {
-      call_reference(handle, inputs);
+  // In-place operators write their inputs: each call gets fresh copies, made outside the timed
+  // region, so every sample sees the same values.
+  const bool writes_inputs = std::any_of(handle.schema().arguments().begin(), handle.schema().arguments().end(),
+                                         [](const c10::Argument& a) { return a.alias_info() && a.alias_info()->isWrite(); });
+  auto fresh = [&] { return writes_inputs ? clone_inputs(inputs) : inputs; };
+  auto reference = [&](std::vector<c10::IValue> stack) { return call_reference(handle, std::move(stack)); };
+  auto candidate = [&](std::vector<c10::IValue> stack) -> std::vector<c10::IValue> {
+    switch (backend) {
+      case Backend::kKernel: return call_kernel(handle, *kernel, std::move(stack), device);
+      case Backend::kAtenTwice: call_reference(handle, stack); return call_reference(handle, std::move(stack));
+      default: return call_reference(handle, std::move(stack));
     }
   };
-  const SamplingPolicy policy = sampling_policy();
+
   Timer timer(device);
-  std::vector<double> samples;
-  for (auto _ : state) {
-    try {
-      timer.time(call);  // warm-up: first-call costs (allocation, caching) stay out
-      double measured = 0;
-      // Until the budget is spent (with at least min_samples, unless the samples alone already
-      // took four budgets: one call of a huge CPU case is then the measurement).
-      auto more = [&] {
-        const int taken = static_cast<int>(samples.size());
-        if (taken >= policy.max_samples) return false;
-        if (measured < policy.budget_seconds) return true;
-        return taken < policy.min_samples && measured < 4 * policy.budget_seconds;
-      };
-      while (more()) {
-        samples.push_back(timer.time(call));
-        measured += samples.back();
+  CaseResult result{op->display, spec->name, backend_name, spec->arguments};
+  std::vector<c10::IValue> expected;
+  try {
+    expected = reference(fresh());  // warm-up, and the outputs the roofline counts
+    if (backend == Backend::kAten) {
+      const Samples samples = timer.sample_one([&] { return fresh(); }, reference);
+      state.SetIterationTime(samples.median_seconds());
+      state.counters["samples"] = samples.count();
+      state.counters["median_us"] = samples.median_seconds() * 1e6;
+      state.counters["iqr_pct"] = samples.iqr_percent();
+      result.reference_us = result.kernel_us = samples.median_seconds() * 1e6;
+      result.correct = true;
+      result.speedup = 1;
+      add_roofline_counters(state, *op, inputs, expected, samples.median_seconds(), timer.launch_overhead_seconds(), device);
+    } else {
+      const std::vector<c10::IValue> actual = candidate(fresh());  // warm-up and pre-check
+      result.correct = outputs_agree(expected, actual);
+      if (!result.correct) {
+        results().push_back(result);
+        return skip(state, "the kernel's outputs differ from the reference (run the correctness tests)");
       }
-    } catch (const std::exception& error) {
-      state.SkipWithError(error.what());
-      break;
+      const PairedSamples pair = timer.sample_interleaved([&] { return fresh(); }, reference, candidate);
+      state.SetIterationTime(pair.kernel.median_seconds());
+      result.reference_us = pair.reference.median_seconds() * 1e6;
+      result.kernel_us = pair.kernel.median_seconds() * 1e6;
+      result.speedup = pair.speedup();
+      state.counters["samples"] = pair.kernel.count();
+      state.counters["reference_us"] = result.reference_us;
+      state.counters["kernel_us"] = result.kernel_us;
+      state.counters["speedup"] = result.speedup;
+      state.counters["iqr_pct"] = pair.kernel.iqr_percent();
+      state.counters["reference_iqr_pct"] = pair.reference.iqr_percent();
+      add_roofline_counters(state, *op, inputs, expected, pair.kernel.median_seconds(), timer.launch_overhead_seconds(), device);
+      if (result.speedup > kSpeedupReviewThreshold) state.counters["speedup_review"] = 1;
+      if (device.is_cuda()) {
+        const double hidden = timer.hidden_work_seconds([&] { return fresh(); }, reference, candidate);
+        state.counters["hidden_work_us"] = hidden * 1e6;
+        if (hidden > 0) state.counters["hidden_work"] = 1;
+      }
     }
-    std::sort(samples.begin(), samples.end());
-    state.SetIterationTime(samples[samples.size() / 2]);
+  } catch (const std::exception& error) {
+    results().push_back(result);
+    return skip(state, error.what());
   }
-  if (!samples.empty()) {
-    state.counters["samples"] = static_cast<double>(samples.size());
-    state.counters["min_us"] = samples.front() * 1e6;
-    state.counters["max_us"] = samples.back() * 1e6;
+  for (auto _ : state) {
   }
+  results().push_back(result);
   state.SetLabel(device.str());
 }
 
-void register_benchmarks() {
+void register_benchmarks(bool calibration) {
   for (const OperatorSpec* op : registered_operators()) {
     for (size_t c = 0; c < op->case_count; ++c) {
       const CaseSpec* spec = &op->cases[c];
       const model::OperatorName name = *model::OperatorName::from_user(op->display);
-      auto add = [&](const std::string& backend, const VariantSpec* variant) {
-        const std::string benchmark = model::benchmark_name(op->suite, name, spec->name, backend);
-        benchmark::RegisterBenchmark(benchmark.c_str(), run_benchmark, op, spec, variant)
+      auto add = [&](const std::string& backend_name, const VariantSpec* variant, Backend backend) {
+        const std::string benchmark = model::benchmark_name(op->suite, name, spec->name, backend_name);
+        benchmark::RegisterBenchmark(benchmark.c_str(), run_benchmark, op, spec, variant, backend, backend_name)
             ->UseManualTime()
             ->Iterations(1)
             ->Unit(benchmark::kMicrosecond);
       };
-      add("aten", nullptr);
-      for (size_t v = 0; v < op->variant_count; ++v) add(op->variants[v].name, &op->variants[v]);
+      add("aten", nullptr, Backend::kAten);
+      for (size_t v = 0; v < op->variant_count; ++v) add(op->variants[v].name, &op->variants[v], Backend::kKernel);
+      if (calibration) {
+        add("aten_self", nullptr, Backend::kAtenSelf);
+        add("aten_twice", nullptr, Backend::kAtenTwice);
+      }
     }
   }
+}
+
+// Removes --<name>[=value] from argv; returns the value ("" for a bare flag), or nullopt.
+std::optional<std::string> take_flag(int& argc, char** argv, const std::string& name) {
+  std::optional<std::string> value;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string argument = argv[i];
+    if (argument == "--" + name) {
+      value = "";
+    } else if (argument.rfind("--" + name + "=", 0) == 0) {
+      value = argument.substr(name.size() + 3);
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  return value;
 }
 
 }  // namespace
 }  // namespace backendbench
 
 int main(int argc, char** argv) {
-  backendbench::register_benchmarks();
+  using namespace backendbench;
+  const bool calibration = take_flag(argc, argv, "backendbench_calibration").has_value();
+  const std::string summary_path = take_flag(argc, argv, "backendbench_summary").value_or("");
+  register_benchmarks(calibration);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  std::vector<ScoredCase> scored;
+  for (const CaseResult& result : results()) {
+    scored.push_back({result.op, result.case_name, result.backend, result.arguments, result.correct,
+                      result.reference_us, result.kernel_us, result.speedup});
+  }
+  const Summary summary = summarize(scored);
+  std::cerr << summary.text();
+  if (!summary_path.empty()) {
+    std::ofstream(summary_path) << summary.json();
+    std::cerr << "summary written to " << summary_path << "\n";
+  }
   return 0;
 }

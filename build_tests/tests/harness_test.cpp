@@ -7,6 +7,9 @@
 #include "backendbench/checks.h"
 #include "backendbench/harness.h"
 #include "backendbench/operator_policies.h"
+#include "backendbench/roofline.h"
+#include "backendbench/scores.h"
+#include "backendbench/timing.h"
 
 namespace backendbench {
 namespace {
@@ -457,6 +460,88 @@ TEST(InputChecks, BatchNormWritesItsRunningStatisticsWithoutSayingSo) {
   const c10::FunctionSchema& schema = find_operator(batch_norm).schema();
   EXPECT_TRUE(written_arguments(schema).empty());
   EXPECT_EQ(written_arguments(schema, unannotated_writes("native_batch_norm.default")), (std::vector<size_t>{3, 4}));
+}
+
+}  // namespace
+}  // namespace backendbench
+
+namespace backendbench {
+namespace {
+
+TEST(Timing, MedianEstimateShrinksWithSamples) {
+  std::vector<double> few = {1.0, 1.1, 0.9, 1.05, 0.95};
+  std::vector<double> many;
+  for (int i = 0; i < 100; ++i) many.insert(many.end(), few.begin(), few.end());
+  const MedianEstimate a = estimate_median(few), b = estimate_median(many);
+  EXPECT_DOUBLE_EQ(a.median, 1.0);
+  EXPECT_GT(a.relative_error, 0.02);
+  EXPECT_LT(b.relative_error, a.relative_error / 5);
+}
+
+TEST(Timing, StoppingRuleNeedsMinimumThenStopsOnNoiseOrCap) {
+  StoppingRule rule;
+  rule.min_samples = 10;
+  rule.max_samples = 1000;
+  rule.target_relative_error = 0.01;
+  rule.seconds_cap = 1.0;
+  const std::vector<double> steady(10, 2.0), noisy = {1, 3, 1, 3, 1, 3, 1, 3, 1, 3};
+  EXPECT_FALSE(rule.done(std::vector<double>(9, 2.0), 0.0));  // below the minimum
+  EXPECT_TRUE(rule.done(steady, 0.0));                        // no noise: known exactly
+  EXPECT_FALSE(rule.done(noisy, 0.0));                        // noisy: keep sampling
+  EXPECT_TRUE(rule.done(noisy, 1.5));                         // unless the time cap is spent
+  EXPECT_TRUE(rule.done(std::vector<double>(1000, 1.0), 0.0));
+}
+
+TEST(Timing, InterleavedSpeedupOnTheCpu) {
+  StoppingRule rule;
+  rule.min_samples = 5;
+  rule.max_samples = 40;
+  Timer timer(c10::Device(c10::kCPU), rule);
+  const at::Tensor x = at::randn({1 << 16});
+  auto once = [&](Timer::Inputs) { (void)at::exp(x); return Timer::Inputs{}; };
+  auto four_times = [&](Timer::Inputs) { for (int i = 0; i < 4; ++i) (void)at::exp(x); return Timer::Inputs{}; };
+  const PairedSamples pair = timer.sample_interleaved([] { return Timer::Inputs{}; }, once, four_times);
+  EXPECT_EQ(pair.reference.count(), pair.kernel.count());
+  EXPECT_LT(pair.speedup(), 0.6);  // four times the work cannot be faster than half the time
+  EXPECT_GT(pair.speedup(), 0.1);
+}
+
+TEST(Scores, GeomeansFailuresAndPerfAtP) {
+  const std::vector<ScoredCase> cases = {
+      {"a", "c1", "impl1", "", true, 10, 5, 2.0},  {"a", "c2", "impl1", "", true, 10, 20, 0.5},
+      {"b", "c1", "impl1", "", true, 10, 2.5, 4.0}, {"b", "c2", "impl1", "", false, 10, 0, 0},
+      {"b", "c1", "aten", "", true, 10, 10, 1.0}};
+  const Summary summary = summarize(cases);
+  ASSERT_EQ(summary.backends.size(), 1u);  // aten is not scored
+  const BackendScore& score = summary.backends.at("impl1");
+  EXPECT_NEAR(score.operators.at("a").geomean_speedup, 1.0, 1e-12);  // sqrt(2 × 0.5)
+  EXPECT_NEAR(score.operators.at("b").geomean_speedup, 2.0, 1e-12);  // sqrt(4 × 1.0): the failure counts as 1.0
+  EXPECT_FALSE(score.operators.at("b").correct());
+  EXPECT_NEAR(score.geomean_speedup, std::sqrt(2.0), 1e-12);
+  EXPECT_DOUBLE_EQ(score.perf_at.at(0.0), 0.5);  // b is incorrect, so only a counts
+  EXPECT_DOUBLE_EQ(score.perf_at.at(1.0), 0.0);  // a's 1.0 is not above 1
+  EXPECT_NE(summary.json().find("\"perf@1.5\""), std::string::npos);
+}
+
+TEST(Roofline, BytesAndFlops) {
+  const std::vector<c10::IValue> mm_inputs = {at::empty({64, 32}, at::kHalf), at::empty({32, 16}, at::kHalf)};
+  const Work mm = work_of("mm.default", mm_inputs, {at::empty({64, 16}, at::kHalf)});
+  EXPECT_DOUBLE_EQ(mm.flops, 2.0 * 64 * 32 * 16);
+  EXPECT_DOUBLE_EQ(mm.bytes, 2.0 * (64 * 32 + 32 * 16 + 64 * 16));
+  EXPECT_EQ(mm.dtype, at::kHalf);
+  // Elementwise: one operation per element; a broadcast (zero-stride) input is read once.
+  const at::Tensor row = at::empty({1, 8}).expand({4, 8});
+  const Work add = work_of("add.Tensor", {at::empty({4, 8}), row, 1}, {at::empty({4, 8})});
+  EXPECT_DOUBLE_EQ(add.flops, 32);
+  EXPECT_DOUBLE_EQ(add.bytes, 4.0 * (32 + 8 + 32));
+}
+
+TEST(Roofline, PeaksOfKnownDevices) {
+  const Peaks h200 = peaks_for_device_name("NVIDIA H200", at::kBFloat16);
+  EXPECT_DOUBLE_EQ(h200.bytes_per_second, 4.8e12);
+  EXPECT_DOUBLE_EQ(h200.flops_per_second, 989.5e12);
+  EXPECT_LT(peaks_for_device_name("NVIDIA H200", at::kFloat).flops_per_second, h200.flops_per_second);
+  EXPECT_EQ(peaks_for_device_name("Some CPU", at::kFloat).bytes_per_second, 0);
 }
 
 }  // namespace

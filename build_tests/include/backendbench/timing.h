@@ -1,0 +1,94 @@
+// How ./bench measures: samples of one call on its device, the reference and a kernel
+// interleaved on the same inputs, and a noise-based rule for when to stop sampling.
+//
+// CUDA: before each sample the L2 cache is flushed (a 256 MiB write, which also keeps the GPU
+// busy while the host launches the call, so host launch latency stays out); the sample is the
+// time between CUDA events recorded on the current stream around the call. CPU: the wall clock
+// around the call.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <functional>
+#include <vector>
+
+namespace backendbench {
+
+// A set of timings, seconds.
+class Samples {
+ public:
+  void add(double seconds) { values_.push_back(seconds); }
+  int count() const { return static_cast<int>(values_.size()); }
+  double median_seconds() const;
+  double iqr_percent() const;  // interquartile range as a percentage of the median
+  const std::vector<double>& values() const { return values_; }
+
+ private:
+  std::vector<double> values_;
+};
+
+// The median of `values` and the relative standard error of that median, estimated from the
+// median absolute deviation (1.4826·MAD·1.2533/√n, the normal-theory factors).
+struct MedianEstimate {
+  double median = 0;
+  double relative_error = 0;
+};
+MedianEstimate estimate_median(std::vector<double> values);
+
+// When to stop: at least `min_samples`; then as soon as the median is known to
+// `target_relative_error`, or at `max_samples`, or when `seconds_cap` of wall time is spent.
+struct StoppingRule {
+  int min_samples = 10;
+  int max_samples = 2000;
+  double target_relative_error = 0.004;
+  double seconds_cap = 0.25;
+
+  bool done(const std::vector<double>& values, double seconds_spent) const;
+  static StoppingRule from_environment();  // BACKENDBENCH_BENCH_SECONDS, _MAX_SAMPLES, _TARGET_ERROR
+};
+
+struct PairedSamples {
+  Samples reference;
+  Samples kernel;
+  std::vector<double> ratios;  // reference/kernel of each interleaved pair
+  double speedup() const;      // median of the per-pair ratios
+};
+
+// A speedup above this is flagged (counter speedup_review): check the kernel does the work.
+constexpr double kSpeedupReviewThreshold = 10.0;
+
+class Timer {
+ public:
+  using Inputs = std::vector<c10::IValue>;
+  using MakeInputs = std::function<Inputs()>;
+  using Call = std::function<Inputs(Inputs)>;
+
+  explicit Timer(c10::Device device, StoppingRule rule = StoppingRule::from_environment());
+
+  // Seconds of one call on fresh inputs (made outside the timed region).
+  double time(const MakeInputs& make, const Call& call);
+  Samples sample_one(const MakeInputs& make, const Call& call);
+  // Reference and kernel alternately (ABBA order), each sample cold; stops on the noise of
+  // the per-pair ratio.
+  PairedSamples sample_interleaved(const MakeInputs& make, const Call& reference, const Call& kernel);
+
+  // GPU time of the smallest ATen launch (a one-element fill) on this device, measured once;
+  // cases within 1.3× of it are overhead-dominated. 0 on the CPU.
+  double launch_overhead_seconds();
+
+  // Work a kernel leaves outside the current stream (another stream or device), which events
+  // on the current stream miss: the host-timed call with every device synchronised, minus the
+  // event-timed call, compared with the same difference for the reference. Returns the excess
+  // in seconds when it is beyond noise (20 µs and a quarter of the kernel's time), else 0.
+  double hidden_work_seconds(const MakeInputs& make, const Call& reference, const Call& kernel);
+
+ private:
+  double host_synchronized_seconds(const MakeInputs& make, const Call& call);
+
+  c10::Device device_;
+  StoppingRule rule_;
+  at::Tensor l2_flush_;
+  double launch_overhead_ = -1;
+};
+
+}  // namespace backendbench

@@ -1,0 +1,140 @@
+// Bytes and FLOPs per case, and device peaks; see roofline.h.
+#include "backendbench/roofline.h"
+
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#if __has_include(<cuda_runtime_api.h>)
+#include <cuda_runtime_api.h>
+#define BACKENDBENCH_HAS_CUDA_RUNTIME 1
+#endif
+
+namespace backendbench {
+namespace {
+
+std::vector<at::Tensor> tensors_in(const std::vector<c10::IValue>& values) {
+  std::vector<at::Tensor> tensors;
+  for (const c10::IValue& value : values) {
+    if (value.isTensor() && value.toTensor().defined()) tensors.push_back(value.toTensor());
+    if (value.isTensorList()) {
+      for (const at::Tensor& tensor : value.toTensorVector()) {
+        if (tensor.defined()) tensors.push_back(tensor);
+      }
+    }
+    if (value.isTuple()) {
+      for (const at::Tensor& tensor : tensors_in(value.toTupleRef().elements().vec())) tensors.push_back(tensor);
+    }
+  }
+  return tensors;
+}
+
+// Elements a tensor's view reaches in memory: zero strides (broadcast) read one element.
+double touched_elements(const at::Tensor& tensor) {
+  if (tensor.numel() == 0) return 0;
+  if (tensor.layout() != at::kStrided) return static_cast<double>(tensor._nnz());
+  double extent = 1;
+  for (int64_t d = 0; d < tensor.dim(); ++d) extent += static_cast<double>((tensor.size(d) - 1) * tensor.stride(d));
+  return std::min(extent, static_cast<double>(tensor.numel()));
+}
+
+double matmul_flops(const std::string& op, const std::vector<c10::IValue>& inputs) {
+  auto size = [&](size_t argument, int64_t dim) { return static_cast<double>(inputs.at(argument).toTensor().size(dim)); };
+  if (op == "mm.default") return 2 * size(0, 0) * size(0, 1) * size(1, 1);
+  if (op == "addmm.default") return 2 * size(1, 0) * size(1, 1) * size(2, 1);
+  if (op == "bmm.default") return 2 * size(0, 0) * size(0, 1) * size(0, 2) * size(1, 2);
+  if (op == "baddbmm.default") return 2 * size(1, 0) * size(1, 1) * size(1, 2) * size(2, 2);
+  return 0;
+}
+
+// 2 × multiply-adds: each element of the larger activation side meets weight.numel()/weight.size(0) weights.
+double convolution_flops(const std::string& op, const std::vector<c10::IValue>& inputs,
+                         const std::vector<c10::IValue>& outputs) {
+  if (op == "convolution.default") {
+    const at::Tensor& input = inputs.at(0).toTensor();
+    const at::Tensor& weight = inputs.at(1).toTensor();
+    const bool transposed = inputs.at(6).toBool();
+    const double per_element = static_cast<double>(weight.numel() / weight.size(0));
+    const double elements = static_cast<double>(transposed ? input.numel() : outputs.at(0).toTensor().numel());
+    return 2 * elements * per_element;
+  }
+  if (op == "convolution_backward.default") {
+    // (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+    const at::Tensor& grad_output = inputs.at(0).toTensor();
+    const at::Tensor& weight = inputs.at(2).toTensor();
+    const double one = 2 * static_cast<double>(grad_output.numel()) * static_cast<double>(weight.numel() / weight.size(0));
+    const std::vector<bool> mask = {inputs.at(10).toBoolList().get(0), inputs.at(10).toBoolList().get(1)};
+    return one * ((mask[0] ? 1 : 0) + (mask[1] ? 1 : 0));
+  }
+  return 0;
+}
+
+}  // namespace
+
+Work work_of(const std::string& op_display, const std::vector<c10::IValue>& inputs,
+             const std::vector<c10::IValue>& outputs) {
+  Work work;
+  double input_elements = 0, output_elements = 0;
+  bool dtype_found = false;
+  for (const at::Tensor& tensor : tensors_in(inputs)) {
+    work.bytes += touched_elements(tensor) * static_cast<double>(tensor.element_size());
+    input_elements = std::max(input_elements, static_cast<double>(tensor.numel()));
+    if (!dtype_found && at::isFloatingType(tensor.scalar_type())) {
+      work.dtype = tensor.scalar_type();
+      dtype_found = true;
+    }
+  }
+  for (const at::Tensor& tensor : tensors_in(outputs)) {
+    work.bytes += static_cast<double>(tensor.numel()) * static_cast<double>(tensor.element_size());
+    output_elements = std::max(output_elements, static_cast<double>(tensor.numel()));
+  }
+  try {
+    work.flops = matmul_flops(op_display, inputs) + convolution_flops(op_display, inputs, outputs);
+  } catch (const std::exception&) {
+    work.flops = 0;  // an argument not of the expected form: fall back to elements
+  }
+  if (work.flops == 0) work.flops = std::max(input_elements, output_elements);
+  return work;
+}
+
+Peaks peaks_for_device_name(const std::string& name, at::ScalarType dtype) {
+  struct Entry {
+    const char* name;
+    double tb_per_second, tensor_tflops, f32_tflops;
+  };
+  // Vendor datasheets (SXM parts): HBM bandwidth, dense f16/bf16 tensor-core and plain f32 peaks.
+  static const std::vector<Entry> kTable = {
+      {"H200", 4.8, 989.5, 66.9}, {"H100", 3.35, 989.5, 66.9}, {"A100", 2.039, 312, 19.5}};
+  for (const Entry& entry : kTable) {
+    if (name.find(entry.name) == std::string::npos) continue;
+    const bool tensor_core = dtype == at::kHalf || dtype == at::kBFloat16;
+    return {entry.tb_per_second * 1e12, (tensor_core ? entry.tensor_tflops : entry.f32_tflops) * 1e12,
+            std::string("table: ") + entry.name};
+  }
+  return {};
+}
+
+Peaks device_peaks(c10::Device device, at::ScalarType dtype) {
+  Peaks peaks;
+#ifdef BACKENDBENCH_HAS_CUDA_RUNTIME
+  if (device.is_cuda()) {
+    cudaDeviceProp properties{};
+    if (cudaGetDeviceProperties(&properties, device.index() < 0 ? 0 : device.index()) == cudaSuccess) {
+      peaks = peaks_for_device_name(properties.name, dtype);
+    }
+  }
+#endif
+  if (const char* gbps = std::getenv("BACKENDBENCH_PEAK_GBPS")) {
+    peaks.bytes_per_second = std::atof(gbps) * 1e9;
+    peaks.source = "BACKENDBENCH_PEAK_*";
+  }
+  if (const char* tflops = std::getenv("BACKENDBENCH_PEAK_TFLOPS")) {
+    peaks.flops_per_second = std::atof(tflops) * 1e12;
+    peaks.source = "BACKENDBENCH_PEAK_*";
+  }
+  return peaks;
+}
+
+}  // namespace backendbench

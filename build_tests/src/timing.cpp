@@ -1,0 +1,165 @@
+// Sampling, the stopping rule and the guards of ./bench; see timing.h.
+#include "backendbench/timing.h"
+
+#include <c10/core/Event.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+
+namespace backendbench {
+namespace {
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double position = q * static_cast<double>(values.size() - 1);
+  const size_t below = static_cast<size_t>(std::floor(position));
+  const size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] + (position - static_cast<double>(below)) * (values[above] - values[below]);
+}
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double environment_number(const char* name, double fallback) {
+  const char* text = std::getenv(name);
+  return text ? std::atof(text) : fallback;
+}
+
+}  // namespace
+
+double Samples::median_seconds() const { return quantile(values_, 0.5); }
+
+double Samples::iqr_percent() const {
+  const double median = median_seconds();
+  return median > 0 ? 100.0 * (quantile(values_, 0.75) - quantile(values_, 0.25)) / median : 0;
+}
+
+MedianEstimate estimate_median(std::vector<double> values) {
+  MedianEstimate estimate;
+  if (values.empty()) return estimate;
+  estimate.median = quantile(values, 0.5);
+  for (double& value : values) value = std::abs(value - estimate.median);
+  const double mad = quantile(values, 0.5);
+  const double standard_error = 1.4826 * mad * 1.2533 / std::sqrt(static_cast<double>(values.size()));
+  estimate.relative_error = estimate.median != 0 ? standard_error / std::abs(estimate.median) : 0;
+  return estimate;
+}
+
+bool StoppingRule::done(const std::vector<double>& values, double seconds_spent) const {
+  const int taken = static_cast<int>(values.size());
+  if (taken >= max_samples) return true;
+  if (taken < min_samples) return false;
+  if (seconds_spent >= seconds_cap) return true;
+  return estimate_median(values).relative_error <= target_relative_error;
+}
+
+StoppingRule StoppingRule::from_environment() {
+  StoppingRule rule;
+  rule.seconds_cap = environment_number("BACKENDBENCH_BENCH_SECONDS", rule.seconds_cap);
+  rule.max_samples = std::max(1, static_cast<int>(environment_number("BACKENDBENCH_BENCH_MAX_SAMPLES", rule.max_samples)));
+  rule.min_samples = std::min(rule.min_samples, rule.max_samples);
+  rule.target_relative_error = environment_number("BACKENDBENCH_BENCH_TARGET_ERROR", rule.target_relative_error);
+  return rule;
+}
+
+double PairedSamples::speedup() const { return quantile(ratios, 0.5); }
+
+Timer::Timer(c10::Device device, StoppingRule rule) : device_(device), rule_(rule) {
+  if (device_.is_cuda()) {
+    // Larger than the L2 of current GPUs (H200: 60 MiB): writing it evicts the inputs.
+    l2_flush_ = at::empty({64 << 20}, at::TensorOptions().dtype(at::kInt).device(device_));
+  }
+}
+
+double Timer::time(const MakeInputs& make, const Call& call) {
+  Inputs inputs = make();
+  if (!device_.is_cuda()) {
+    const double start = now_seconds();
+    call(std::move(inputs));
+    return now_seconds() - start;
+  }
+  const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+  const c10::Stream stream = guard->getStream(device_);
+  l2_flush_.zero_();
+  c10::Event start(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
+  c10::Event stop(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
+  start.record(stream);
+  call(std::move(inputs));
+  stop.record(stream);
+  stop.synchronize();
+  return start.elapsedTime(stop) / 1e3;
+}
+
+Samples Timer::sample_one(const MakeInputs& make, const Call& call) {
+  Samples samples;
+  const double started = now_seconds();
+  while (!rule_.done(samples.values(), now_seconds() - started)) samples.add(time(make, call));
+  return samples;
+}
+
+PairedSamples Timer::sample_interleaved(const MakeInputs& make, const Call& reference, const Call& kernel) {
+  PairedSamples pair;
+  const double started = now_seconds();
+  for (int i = 0; !rule_.done(pair.ratios, now_seconds() - started); ++i) {
+    double reference_seconds, kernel_seconds;
+    if (i % 2 == 0) {  // ABBA: drift (clocks, temperature) hits both sides alike
+      reference_seconds = time(make, reference);
+      kernel_seconds = time(make, kernel);
+    } else {
+      kernel_seconds = time(make, kernel);
+      reference_seconds = time(make, reference);
+    }
+    pair.reference.add(reference_seconds);
+    pair.kernel.add(kernel_seconds);
+    pair.ratios.push_back(kernel_seconds > 0 ? reference_seconds / kernel_seconds : 0);
+  }
+  return pair;
+}
+
+double Timer::launch_overhead_seconds() {
+  if (!device_.is_cuda()) return 0;
+  if (launch_overhead_ < 0) {
+    at::Tensor one = at::empty({1}, at::TensorOptions().device(device_));
+    Samples samples;
+    for (int i = 0; i < 50; ++i) {
+      samples.add(time([] { return Inputs{}; }, [&](Inputs) { one.fill_(1); return Inputs{}; }));
+    }
+    launch_overhead_ = samples.median_seconds();
+  }
+  return launch_overhead_;
+}
+
+double Timer::host_synchronized_seconds(const MakeInputs& make, const Call& call) {
+  const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+  auto synchronize_all = [&] {
+    for (c10::DeviceIndex d = 0; d < guard->deviceCount(); ++d) guard->synchronizeDevice(d);
+  };
+  Inputs inputs = make();
+  l2_flush_.zero_();
+  synchronize_all();
+  const double start = now_seconds();
+  call(std::move(inputs));
+  synchronize_all();
+  return now_seconds() - start;
+}
+
+double Timer::hidden_work_seconds(const MakeInputs& make, const Call& reference, const Call& kernel) {
+  Samples reference_host, kernel_host, reference_events, kernel_events;
+  for (int i = 0; i < 7; ++i) {
+    reference_host.add(host_synchronized_seconds(make, reference));
+    kernel_host.add(host_synchronized_seconds(make, kernel));
+    reference_events.add(time(make, reference));
+    kernel_events.add(time(make, kernel));
+  }
+  const double reference_excess = reference_host.median_seconds() - reference_events.median_seconds();
+  const double kernel_excess = kernel_host.median_seconds() - kernel_events.median_seconds();
+  const double hidden = kernel_excess - reference_excess;
+  return hidden > std::max(20e-6, 0.25 * kernel_events.median_seconds()) ? hidden : 0;
+}
+
+}  // namespace backendbench
