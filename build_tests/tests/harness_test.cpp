@@ -11,6 +11,11 @@
 #include "backendbench/scores.h"
 #include "backendbench/timing.h"
 
+#if __has_include(<c10/cuda/CUDAStream.h>) && __has_include(<cuda_runtime_api.h>)
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
 namespace backendbench {
 namespace {
 
@@ -505,6 +510,29 @@ TEST(Timing, InterleavedSpeedupOnTheCpu) {
   EXPECT_LT(pair.speedup(), 0.6);  // four times the work cannot be faster than half the time
   EXPECT_GT(pair.speedup(), 0.1);
 }
+
+#if __has_include(<c10/cuda/CUDAStream.h>) && __has_include(<cuda_runtime_api.h>)
+// A "kernel" that does its work on a side stream: events on the current stream miss it; the
+// hidden-work guard must not.
+TEST(Timing, WorkHiddenOnASideStreamIsFlagged) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const c10::Device device(c10::kCUDA, 0);
+  Timer timer(device);
+  const at::Tensor x = at::randn({1 << 24}, at::TensorOptions().device(device));
+  auto reference = [&](Timer::Inputs) { (void)at::relu(x); return Timer::Inputs{}; };
+  auto honest = [&](Timer::Inputs) { (void)at::relu(x); return Timer::Inputs{}; };
+  auto hiding = [&](Timer::Inputs) {
+    c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool();
+    c10::cuda::CUDAStreamGuard guard(side);
+    at::Tensor y = x;
+    for (int i = 0; i < 20; ++i) y = at::relu(y) + 1;  // the real work, on the side stream
+    return Timer::Inputs{};
+  };
+  const auto none = [] { return Timer::Inputs{}; };
+  EXPECT_EQ(timer.hidden_work_seconds(none, reference, honest), 0);
+  EXPECT_GT(timer.hidden_work_seconds(none, reference, hiding), 0);
+}
+#endif
 
 TEST(Scores, GeomeansFailuresAndPerfAtP) {
   const std::vector<ScoredCase> cases = {

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Measures ./bench against its timing targets, on the cases of BackendBench's aten-vs-aten run.
+
+The reference run (../shared/measurements/backendbench_aten_h200.json: BackendBench timing the
+aten operator against itself with triton.testing.do_bench on one H200) covers 914 TorchBench
+cases of relu, _softmax, native_layer_norm, sigmoid, gelu, div, tanh and mean. This script
+builds the torchbench suite for those operators, then prints four numbers:
+
+  self-consistency  ./bench's calibration backend aten_self (the aten operator as reference and
+                    as kernel, two independent interleaved measurements): the share of cases
+                    whose speedup lies in [0.97, 1.03]; target >= 99 %.
+  sensitivity       backend aten_twice (a kernel doing the same work twice), cases whose
+                    reference takes over 20 us: the share measuring 0.5x within 5 %, and the
+                    median speedup; target 0.5x within 5 %.
+  agreement         median over cases of |our aten time / do_bench time - 1|; target <= 3 %.
+                    do_bench is run live when triton is importable (same inputs' shapes), else
+                    the reference file's do_bench_ref_ms is used.
+  cost              wall time of correctness (ctest, aten backend) plus timing (./bench,
+                    aten_self: reference and kernel) of the cases; target <= 50 s (BackendBench:
+                    206 s).
+
+Usage: scripts/timing_targets.py [--build-dir build-timing] [--traces DIR] [--measurements FILE]
+       [--cmake-arg=-DX=Y ...] [--jobs N]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+OPS = ["relu", "_softmax", "native_layer_norm", "sigmoid", "gelu", "div", "tanh", "mean"]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(command, **kwargs):
+    print("+", " ".join(command), flush=True)
+    return subprocess.run(command, check=True, **kwargs)
+
+
+def display(op_trace_name):  # aten.relu.default -> relu.default
+    return op_trace_name.split(".", 1)[1]
+
+
+def bench_summary(build_dir, backends, path):
+    pattern = "^torchbench/(" + "|".join(OPS) + r")\.[A-Za-z_]+/[^/]+/(" + "|".join(backends) + ")/"
+    started = time.time()
+    calibration = ["--backendbench_calibration"] if any(b != "aten" for b in backends) else []
+    run([os.path.join(build_dir, "bench"), f"--benchmark_filter={pattern}", f"--backendbench_summary={path}",
+         "--benchmark_format=json", f"--benchmark_out={path}.benchmark.json"] + calibration,
+        stdout=subprocess.DEVNULL)
+    elapsed = time.time() - started
+    with open(path) as handle:
+        return json.load(handle)["cases"], elapsed
+
+
+def live_do_bench(cases):
+    """do_bench times (ms) of the reference cases, or None without triton or CUDA."""
+    try:
+        import torch
+        import triton.testing
+    except Exception:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    names = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "f64": torch.float64,
+             "i64": torch.int64, "i32": torch.int32, "b8": torch.bool, "u8": torch.uint8}
+
+    def T(shape, dtype, stride=None, device=None):
+        size = 1 + sum((s - 1) * st for s, st in zip(shape, stride)) if stride and all(shape) else None
+        if stride and size:
+            base = torch.randn(size, device="cuda").to(dtype) if dtype.is_floating_point else torch.randint(0, 9, (size,), device="cuda").to(dtype)
+            return base.as_strided(shape, stride)
+        if dtype.is_floating_point:
+            return torch.randn(shape, device="cuda").to(dtype)
+        return torch.randint(0, 9, shape, device="cuda").to(dtype)
+
+    times = {}
+    for case in cases:
+        op = case["op"]
+        namespace, name, overload = op.split(".")
+        function = getattr(getattr(torch.ops.aten, name), overload)
+        args, kwargs = eval(case["args"], {"T": T, **{k: v for k, v in names.items()}, "torch": torch})
+        times[(op, case["args"])] = triton.testing.do_bench(lambda: function(*args, **kwargs))
+    return times
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build-dir", default=os.path.join(ROOT, "build-timing"))
+    parser.add_argument("--traces", default=os.path.join(ROOT, "..", "shared", "traces", "torchbench"))
+    parser.add_argument("--measurements",
+                        default=os.path.join(ROOT, "..", "shared", "measurements", "backendbench_aten_h200.json"))
+    parser.add_argument("--cmake-arg", action="append", default=[])
+    parser.add_argument("--jobs", type=int, default=os.cpu_count())
+    options = parser.parse_args()
+
+    with open(options.measurements) as handle:
+        reference = json.load(handle)
+    wanted = {(case["op"], case["args"]): case for case in reference["cases"]}
+
+    run(["cmake", "-S", ROOT, "-B", options.build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+         "-DBACKENDBENCH_SUITES=torchbench", "-DBACKENDBENCH_BUILD_TESTS=OFF", f"-DBACKENDBENCH_OPS={','.join(OPS)}",
+         f"-DBACKENDBENCH_TORCHBENCH_TRACES={options.traces}"] + options.cmake_arg, stdout=subprocess.DEVNULL)
+    run(["cmake", "--build", options.build_dir], stdout=subprocess.DEVNULL)
+
+    # Cost: correctness (aten backend) and timing (aten_self) of the cases, wall clock.
+    started = time.time()
+    correctness = subprocess.run(["ctest", "--test-dir", options.build_dir, "-L", "aten", "-j", str(options.jobs)],
+                                 capture_output=True, text=True)
+    correctness_seconds = time.time() - started
+    print(correctness.stdout.strip().splitlines()[-1] if correctness.stdout.strip() else correctness.stderr)
+    self_cases, self_seconds = bench_summary(options.build_dir, ["aten_self"], "/tmp/timing_self.json")
+    other_cases, _ = bench_summary(options.build_dir, ["aten", "aten_twice"], "/tmp/timing_other.json")
+
+    def matched(cases, backend):
+        found = {}
+        for case in cases:
+            key = ("aten." + case["op"], case["args"])
+            if case["backend"] == backend and key in wanted:
+                found[key] = case
+        return found
+
+    self_matched = matched(self_cases, "aten_self")
+    speedups = [case["speedup"] for case in self_matched.values() if case["correct"]]
+    within = sum(0.97 <= s <= 1.03 for s in speedups)
+    print(f"\ncases: {len(wanted)} in the reference run; {len(self_matched)} matched here")
+    print(f"self-consistency: {within}/{len(speedups)} = {100 * within / max(1, len(speedups)):.1f} % of aten_self "
+          f"speedups in [0.97, 1.03] (target >= 99 %); "
+          f"1st/99th percentile {statistics.quantiles(speedups, n=100)[0]:.3f}/{statistics.quantiles(speedups, n=100)[-1]:.3f}")
+
+    twice = [case for case in matched(other_cases, "aten_twice").values() if case["correct"] and case["reference_us"] > 20]
+    ratios = [case["speedup"] for case in twice]
+    close = sum(abs(r / 0.5 - 1) <= 0.05 for r in ratios)
+    if ratios:
+        print(f"sensitivity: {close}/{len(ratios)} = {100 * close / len(ratios):.1f} % of aten_twice cases above 20 us "
+              f"measure 0.5x within 5 %; median {statistics.median(ratios):.4f}x")
+
+    ours = {key: case["kernel_us"] for key, case in matched(other_cases, "aten").items()}
+    live = live_do_bench([wanted[key] for key in ours])
+    source = "live triton.testing.do_bench" if live else "the reference file's do_bench_ref_ms"
+    deviations = []
+    for key, our_us in ours.items():
+        theirs_ms = live[key] if live else wanted[key]["do_bench_ref_ms"]
+        if theirs_ms > 0:
+            deviations.append(abs(our_us / (theirs_ms * 1e3) - 1))
+    print(f"agreement: median |our aten time / do_bench time - 1| = {100 * statistics.median(deviations):.2f} % over "
+          f"{len(deviations)} cases ({source}; target <= 3 %)")
+    print(f"cost: correctness {correctness_seconds:.1f} s + timing {self_seconds:.1f} s = "
+          f"{correctness_seconds + self_seconds:.1f} s for {len(self_matched)} cases (target <= 50 s; BackendBench "
+          f"{reference['total_wall_s']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
