@@ -87,7 +87,7 @@ std::string Summary::json() const {
     document["cases"].push_back({{"op", scored.op}, {"case", scored.case_name}, {"backend", scored.backend},
                                  {"args", scored.arguments}, {"correct", scored.correct},
                                  {"reference_us", scored.reference_us}, {"kernel_us", scored.kernel_us},
-                                 {"speedup", scored.speedup}});
+                                 {"speedup", scored.speedup}, {"kernel_mean_us", scored.kernel_mean_us}});
   }
   return document.dump(1) + "\n";
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 namespace backendbench {
 namespace {
@@ -32,21 +33,45 @@ double environment_number(const char* name, double fallback) {
 
 }  // namespace
 
+double interquartile_mean(std::vector<double> values, double* standard_deviation = nullptr) {
+  if (values.empty()) return 0;
+  const double low = quantile(values, 0.25), high = quantile(values, 0.75);
+  double sum = 0, squares = 0;
+  int count = 0;
+  for (double value : values) {
+    if (value < low || value > high) continue;
+    sum += value;
+    squares += value * value;
+    ++count;
+  }
+  const double mean = sum / count;
+  if (standard_deviation) *standard_deviation = std::sqrt(std::max(0.0, squares / count - mean * mean));
+  return mean;
+}
+
 double Samples::median_seconds() const { return quantile(values_, 0.5); }
+
+double Samples::mean_seconds() const {
+  double sum = 0;
+  for (double value : values_) sum += value;
+  return values_.empty() ? 0 : sum / static_cast<double>(values_.size());
+}
+
+double Samples::interquartile_mean_seconds() const { return interquartile_mean(values_); }
 
 double Samples::iqr_percent() const {
   const double median = median_seconds();
   return median > 0 ? 100.0 * (quantile(values_, 0.75) - quantile(values_, 0.25)) / median : 0;
 }
 
-MedianEstimate estimate_median(std::vector<double> values) {
-  MedianEstimate estimate;
+LocationEstimate estimate_location(std::vector<double> values) {
+  LocationEstimate estimate;
   if (values.empty()) return estimate;
-  estimate.median = quantile(values, 0.5);
-  for (double& value : values) value = std::abs(value - estimate.median);
-  const double mad = quantile(values, 0.5);
-  const double standard_error = 1.4826 * mad * 1.2533 / std::sqrt(static_cast<double>(values.size()));
-  estimate.relative_error = estimate.median != 0 ? standard_error / std::abs(estimate.median) : 0;
+  double deviation = 0;
+  estimate.value = interquartile_mean(values, &deviation);
+  // The middle half of n samples: about n/2 values.
+  const double standard_error = deviation / std::sqrt(std::max(1.0, static_cast<double>(values.size()) / 2));
+  estimate.relative_error = estimate.value != 0 ? standard_error / std::abs(estimate.value) : 0;
   return estimate;
 }
 
@@ -55,7 +80,7 @@ bool StoppingRule::done(const std::vector<double>& values, double seconds_spent)
   if (taken >= max_samples) return true;
   if (taken < min_samples) return false;
   if (seconds_spent >= seconds_cap) return true;
-  return estimate_median(values).relative_error <= target_relative_error;
+  return estimate_location(values).relative_error <= target_relative_error;
 }
 
 StoppingRule StoppingRule::from_environment() {
@@ -67,12 +92,15 @@ StoppingRule StoppingRule::from_environment() {
   return rule;
 }
 
-double PairedSamples::speedup() const { return quantile(ratios, 0.5); }
+double PairedSamples::speedup() const { return interquartile_mean(ratios); }
 
 Timer::Timer(c10::Device device, StoppingRule rule) : device_(device), rule_(rule) {
   if (device_.is_cuda()) {
-    // Larger than the L2 of current GPUs (H200: 60 MiB): writing it evicts the inputs.
-    l2_flush_ = at::empty({64 << 20}, at::TensorOptions().dtype(at::kInt).device(device_));
+    // Twice the L2 of current GPUs (H200: 60 MiB): writing it evicts the inputs, and keeps
+    // the GPU busy (~40 µs) while the host launches the call, so launch latency stays out.
+    l2_flush_ = at::empty({32 << 20}, at::TensorOptions().dtype(at::kInt).device(device_));
+    start_.emplace(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
+    stop_.emplace(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
   }
 }
 
@@ -86,13 +114,11 @@ double Timer::time(const MakeInputs& make, const Call& call) {
   const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
   const c10::Stream stream = guard->getStream(device_);
   l2_flush_.zero_();
-  c10::Event start(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
-  c10::Event stop(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
-  start.record(stream);
+  start_->record(stream);
   call(std::move(inputs));
-  stop.record(stream);
-  stop.synchronize();
-  return start.elapsedTime(stop) / 1e3;
+  stop_->record(stream);
+  stop_->synchronize();
+  return start_->elapsedTime(*stop_) / 1e3;
 }
 
 Samples Timer::sample_one(const MakeInputs& make, const Call& call) {
@@ -123,15 +149,17 @@ PairedSamples Timer::sample_interleaved(const MakeInputs& make, const Call& refe
 
 double Timer::launch_overhead_seconds() {
   if (!device_.is_cuda()) return 0;
-  if (launch_overhead_ < 0) {
+  static std::map<int, double> measured;  // per device, once per process
+  auto found = measured.find(device_.index());
+  if (found == measured.end()) {
     at::Tensor one = at::empty({1}, at::TensorOptions().device(device_));
     Samples samples;
     for (int i = 0; i < 50; ++i) {
       samples.add(time([] { return Inputs{}; }, [&](Inputs) { one.fill_(1); return Inputs{}; }));
     }
-    launch_overhead_ = samples.median_seconds();
+    found = measured.emplace(device_.index(), samples.median_seconds()).first;
   }
-  return launch_overhead_;
+  return found->second;
 }
 
 double Timer::host_synchronized_seconds(const MakeInputs& make, const Call& call) {
@@ -150,7 +178,7 @@ double Timer::host_synchronized_seconds(const MakeInputs& make, const Call& call
 
 double Timer::hidden_work_seconds(const MakeInputs& make, const Call& reference, const Call& kernel) {
   Samples reference_host, kernel_host, reference_events, kernel_events;
-  for (int i = 0; i < 7; ++i) {
+  for (int i = 0; i < 5; ++i) {
     reference_host.add(host_synchronized_seconds(make, reference));
     kernel_host.add(host_synchronized_seconds(make, kernel));
     reference_events.add(time(make, reference));

@@ -473,14 +473,28 @@ TEST(InputChecks, BatchNormWritesItsRunningStatisticsWithoutSayingSo) {
 namespace backendbench {
 namespace {
 
-TEST(Timing, MedianEstimateShrinksWithSamples) {
-  std::vector<double> few = {1.0, 1.1, 0.9, 1.05, 0.95};
-  std::vector<double> many;
-  for (int i = 0; i < 100; ++i) many.insert(many.end(), few.begin(), few.end());
-  const MedianEstimate a = estimate_median(few), b = estimate_median(many);
-  EXPECT_DOUBLE_EQ(a.median, 1.0);
-  EXPECT_GT(a.relative_error, 0.02);
+TEST(Timing, LocationEstimateShrinksWithSamples) {
+  auto noisy = [](int count) {  // 1 ± 5 %, deterministic, plus one outlier the middle half ignores
+    std::vector<double> values;
+    for (int i = 0; i < count; ++i) values.push_back(1.0 + 0.05 * std::sin(i * 12.9898));
+    values.push_back(50.0);
+    return values;
+  };
+  const LocationEstimate a = estimate_location(noisy(16)), b = estimate_location(noisy(1600));
+  EXPECT_NEAR(a.value, 1.0, 0.03);
+  EXPECT_NEAR(b.value, 1.0, 0.01);
+  EXPECT_GT(a.relative_error, 0.002);
   EXPECT_LT(b.relative_error, a.relative_error / 5);
+}
+
+TEST(Timing, ACoarseTimerDoesNotEndSamplingEarly) {
+  // Two timer ticks, mostly the lower one: the median's MAD would be 0 ("known exactly").
+  StoppingRule rule;
+  rule.min_samples = 20;
+  rule.target_relative_error = 0.003;
+  std::vector<double> ticks(20, 3.4);
+  for (int i = 0; i < 8; ++i) ticks[i] = 3.6;
+  EXPECT_FALSE(rule.done(ticks, 0.0));
 }
 
 TEST(Timing, StoppingRuleNeedsMinimumThenStopsOnNoiseOrCap) {
@@ -489,7 +503,7 @@ TEST(Timing, StoppingRuleNeedsMinimumThenStopsOnNoiseOrCap) {
   rule.max_samples = 1000;
   rule.target_relative_error = 0.01;
   rule.seconds_cap = 1.0;
-  const std::vector<double> steady(10, 2.0), noisy = {1, 3, 1, 3, 1, 3, 1, 3, 1, 3};
+  const std::vector<double> steady(10, 2.0), noisy = {1, 3, 2, 1.5, 2.5, 1, 3, 2, 1.5, 2.5};
   EXPECT_FALSE(rule.done(std::vector<double>(9, 2.0), 0.0));  // below the minimum
   EXPECT_TRUE(rule.done(steady, 0.0));                        // no noise: known exactly
   EXPECT_FALSE(rule.done(noisy, 0.0));                        // noisy: keep sampling

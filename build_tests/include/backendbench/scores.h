@@ -19,7 +19,8 @@ namespace backendbench {
 struct ScoredCase {
   std::string op, case_name, backend, arguments;
   bool correct = false;
-  double reference_us = 0, kernel_us = 0, speedup = 0;
+  double reference_us = 0, kernel_us = 0, speedup = 0;  // medians, and the speedup
+  double kernel_mean_us = 0;                             // the kernel's mean time (do_bench reports means)
 };
 
 struct OperatorScore {

@@ -9,7 +9,10 @@
 
 #include <ATen/ATen.h>
 
+#include <c10/core/Event.h>
+
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace backendbench {
@@ -20,6 +23,8 @@ class Samples {
   void add(double seconds) { values_.push_back(seconds); }
   int count() const { return static_cast<int>(values_.size()); }
   double median_seconds() const;
+  double mean_seconds() const;
+  double interquartile_mean_seconds() const;  // mean of the middle half: robust, and smooth where timers are coarse
   double iqr_percent() const;  // interquartile range as a percentage of the median
   const std::vector<double>& values() const { return values_; }
 
@@ -27,21 +32,23 @@ class Samples {
   std::vector<double> values_;
 };
 
-// The median of `values` and the relative standard error of that median, estimated from the
-// median absolute deviation (1.4826·MAD·1.2533/√n, the normal-theory factors).
-struct MedianEstimate {
-  double median = 0;
+// The interquartile mean of `values` (the mean of those between the 25th and 75th
+// percentiles) and its relative standard error (their standard deviation / √count). Unlike
+// the median's, this estimate neither jumps between the discrete values of a coarse timer nor
+// claims zero error when half the samples are equal.
+struct LocationEstimate {
+  double value = 0;
   double relative_error = 0;
 };
-MedianEstimate estimate_median(std::vector<double> values);
+LocationEstimate estimate_location(std::vector<double> values);
 
-// When to stop: at least `min_samples`; then as soon as the median is known to
+// When to stop: at least `min_samples`; then as soon as the interquartile mean is known to
 // `target_relative_error`, or at `max_samples`, or when `seconds_cap` of wall time is spent.
 struct StoppingRule {
-  int min_samples = 10;
+  int min_samples = 20;
   int max_samples = 2000;
-  double target_relative_error = 0.004;
-  double seconds_cap = 0.25;
+  double target_relative_error = 0.003;
+  double seconds_cap = 0.1;
 
   bool done(const std::vector<double>& values, double seconds_spent) const;
   static StoppingRule from_environment();  // BACKENDBENCH_BENCH_SECONDS, _MAX_SAMPLES, _TARGET_ERROR
@@ -51,7 +58,7 @@ struct PairedSamples {
   Samples reference;
   Samples kernel;
   std::vector<double> ratios;  // reference/kernel of each interleaved pair
-  double speedup() const;      // median of the per-pair ratios
+  double speedup() const;      // interquartile mean of the per-pair ratios
 };
 
 // A speedup above this is flagged (counter speedup_review): check the kernel does the work.
@@ -88,7 +95,7 @@ class Timer {
   c10::Device device_;
   StoppingRule rule_;
   at::Tensor l2_flush_;
-  double launch_overhead_ = -1;
+  std::optional<c10::Event> start_, stop_;  // reused: creating events per sample costs host time
 };
 
 }  // namespace backendbench
