@@ -121,28 +121,56 @@ double Timer::time(const MakeInputs& make, const Call& call) {
   return start_->elapsedTime(*stop_) / 1e3;
 }
 
+std::vector<double> Timer::time_batch(const MakeInputs& make, const std::vector<const Call*>& calls) {
+  std::vector<double> seconds;
+  if (!device_.is_cuda()) {
+    for (const Call* call : calls) seconds.push_back(time(make, *call));
+    return seconds;
+  }
+  std::vector<Inputs> inputs;
+  for (size_t i = 0; i < calls.size(); ++i) inputs.push_back(make());
+  while (batch_events_.size() < 2 * calls.size()) batch_events_.emplace_back(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
+  const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+  const c10::Stream stream = guard->getStream(device_);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    l2_flush_.zero_();
+    batch_events_[2 * i].record(stream);
+    (*calls[i])(std::move(inputs[i]));
+    batch_events_[2 * i + 1].record(stream);
+  }
+  batch_events_[2 * calls.size() - 1].synchronize();
+  for (size_t i = 0; i < calls.size(); ++i) seconds.push_back(batch_events_[2 * i].elapsedTime(batch_events_[2 * i + 1]) / 1e3);
+  return seconds;
+}
+
 Samples Timer::sample_one(const MakeInputs& make, const Call& call) {
   Samples samples;
   const double started = now_seconds();
-  while (!rule_.done(samples.values(), now_seconds() - started)) samples.add(time(make, call));
+  const std::vector<const Call*> batch(kBatchPairs, &call);
+  while (!rule_.done(samples.values(), now_seconds() - started)) {
+    for (double seconds : time_batch(make, batch)) samples.add(seconds);
+  }
   return samples;
 }
 
 PairedSamples Timer::sample_interleaved(const MakeInputs& make, const Call& reference, const Call& kernel) {
   PairedSamples pair;
   const double started = now_seconds();
-  for (int i = 0; !rule_.done(pair.ratios, now_seconds() - started); ++i) {
-    double reference_seconds, kernel_seconds;
-    if (i % 2 == 0) {  // ABBA: drift (clocks, temperature) hits both sides alike
-      reference_seconds = time(make, reference);
-      kernel_seconds = time(make, kernel);
-    } else {
-      kernel_seconds = time(make, kernel);
-      reference_seconds = time(make, reference);
+  // ABBA order within each batch: drift (clocks, temperature) hits both sides alike.
+  std::vector<const Call*> batch;
+  for (int i = 0; i < kBatchPairs; ++i) {
+    batch.push_back(i % 2 == 0 ? &reference : &kernel);
+    batch.push_back(i % 2 == 0 ? &kernel : &reference);
+  }
+  while (!rule_.done(pair.ratios, now_seconds() - started)) {
+    const std::vector<double> seconds = time_batch(make, batch);
+    for (int i = 0; i < kBatchPairs; ++i) {
+      const double reference_seconds = seconds[2 * i + (i % 2 == 0 ? 0 : 1)];
+      const double kernel_seconds = seconds[2 * i + (i % 2 == 0 ? 1 : 0)];
+      pair.reference.add(reference_seconds);
+      pair.kernel.add(kernel_seconds);
+      pair.ratios.push_back(kernel_seconds > 0 ? reference_seconds / kernel_seconds : 0);
     }
-    pair.reference.add(reference_seconds);
-    pair.kernel.add(kernel_seconds);
-    pair.ratios.push_back(kernel_seconds > 0 ? reference_seconds / kernel_seconds : 0);
   }
   return pair;
 }

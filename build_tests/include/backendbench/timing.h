@@ -61,6 +61,9 @@ struct PairedSamples {
   double speedup() const;      // interquartile mean of the per-pair ratios
 };
 
+// Samples (pairs, when interleaved) queued per batch before one synchronisation.
+constexpr int kBatchPairs = 4;
+
 // A speedup above this is flagged (counter speedup_review): check the kernel does the work.
 constexpr double kSpeedupReviewThreshold = 10.0;
 
@@ -74,6 +77,10 @@ class Timer {
 
   // Seconds of one call on fresh inputs (made outside the timed region).
   double time(const MakeInputs& make, const Call& call);
+  // Seconds of each call in order, each on fresh inputs made beforehand. On CUDA the samples
+  // are queued without waiting in between (one synchronisation per batch), as
+  // triton.testing.do_bench queues its repetitions; each is still flushed and event-timed.
+  std::vector<double> time_batch(const MakeInputs& make, const std::vector<const Call*>& calls);
   Samples sample_one(const MakeInputs& make, const Call& call);
   // Reference and kernel alternately (ABBA order), each sample cold; stops on the noise of
   // the per-pair ratio.
@@ -96,6 +103,7 @@ class Timer {
   StoppingRule rule_;
   at::Tensor l2_flush_;
   std::optional<c10::Event> start_, stop_;  // reused: creating events per sample costs host time
+  std::vector<c10::Event> batch_events_;    // 2 per sample of a batch, reused
 };
 
 }  // namespace backendbench
