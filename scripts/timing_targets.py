@@ -79,9 +79,9 @@ def live_do_bench(cases):
     times = {}
     for case in cases:
         op = case["op"]
-        namespace, name, overload = op.split(".")
+        _, name, overload = op.split(".")
         function = getattr(getattr(torch.ops.aten, name), overload)
-        args, kwargs = eval(case["args"], {"T": T, **{k: v for k, v in names.items()}, "torch": torch})
+        args, kwargs = eval(case["args"], {"T": T, **names, "torch": torch})
         times[(op, case["args"])] = triton.testing.do_bench(lambda: function(*args, **kwargs))
     return times
 
@@ -125,10 +125,11 @@ def main():
     self_matched = matched(self_cases, "aten_self")
     speedups = [case["speedup"] for case in self_matched.values() if case["correct"]]
     within = sum(0.97 <= s <= 1.03 for s in speedups)
+    percentiles = statistics.quantiles(speedups, n=100)
     print(f"\ncases: {len(wanted)} in the reference run; {len(self_matched)} matched here")
     print(f"self-consistency: {within}/{len(speedups)} = {100 * within / max(1, len(speedups)):.1f} % of aten_self "
           f"speedups in [0.97, 1.03] (target >= 99 %); "
-          f"1st/99th percentile {statistics.quantiles(speedups, n=100)[0]:.3f}/{statistics.quantiles(speedups, n=100)[-1]:.3f}")
+          f"1st/99th percentile {percentiles[0]:.3f}/{percentiles[-1]:.3f}")
 
     twice = [case for case in matched(other_cases, "aten_twice").values() if case["correct"] and case["reference_us"] > 20]
     ratios = [case["speedup"] for case in twice]

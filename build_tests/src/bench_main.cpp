@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 
+#include "backendbench/checks.h"
 #include "backendbench/harness.h"
 #include "backendbench/roofline.h"
 #include "backendbench/scores.h"
@@ -37,14 +38,8 @@ namespace {
 
 enum class Backend { kAten, kKernel, kAtenSelf, kAtenTwice };
 
-struct CaseResult {
-  std::string op, case_name, backend, arguments;
-  bool correct = false;
-  double reference_us = 0, kernel_us = 0, speedup = 0;  // medians; speedup: interquartile mean of pair ratios
-  double kernel_mean_us = 0;
-};
-std::vector<CaseResult>& results() {
-  static std::vector<CaseResult> all;
+std::vector<ScoredCase>& results() {
+  static std::vector<ScoredCase> all;
   return all;
 }
 
@@ -77,28 +72,6 @@ void add_roofline_counters(benchmark::State& state, const OperatorSpec& op, cons
   }
 }
 
-// A quick pre-check that the kernel computes the right thing (the correctness tests are the
-// real check): tensors compared where they are, with the dtype's tolerance, NaN equal to NaN.
-bool outputs_agree(const std::vector<c10::IValue>& expected, const std::vector<c10::IValue>& actual) {
-  if (expected.size() != actual.size()) return false;
-  for (size_t i = 0; i < expected.size(); ++i) {
-    if (!expected[i].isTensor() || !actual[i].isTensor()) {
-      if (!compare_outputs({expected[i]}, {actual[i]}).equal) return false;
-      continue;
-    }
-    const at::Tensor& want = expected[i].toTensor();
-    const at::Tensor& got = actual[i].toTensor();
-    if (!want.defined() || !got.defined() || want.layout() != at::kStrided || !at::isFloatingType(want.scalar_type())) {
-      if (!compare_outputs({want}, {got}).equal) return false;
-      continue;
-    }
-    if (want.sizes() != got.sizes() || want.scalar_type() != got.scalar_type() || want.device() != got.device()) return false;
-    const Tolerance tolerance = tolerance_for(want.scalar_type());
-    if (!at::isclose(got, want, tolerance.rtol, tolerance.atol, /*equal_nan=*/true).all().item<bool>()) return false;
-  }
-  return true;
-}
-
 void skip(benchmark::State& state, const std::string& why) {
   state.SkipWithError(why.c_str());
   for (auto _ : state) {
@@ -120,8 +93,7 @@ void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSp
   }
   // In-place operators write their inputs: each call gets fresh copies, made outside the timed
   // region, so every sample sees the same values.
-  const bool writes_inputs = std::any_of(handle.schema().arguments().begin(), handle.schema().arguments().end(),
-                                         [](const c10::Argument& a) { return a.alias_info() && a.alias_info()->isWrite(); });
+  const bool writes_inputs = !written_arguments(handle.schema()).empty();
   auto fresh = [&] { return writes_inputs ? clone_inputs(inputs) : inputs; };
   // aten_twice runs its second call on a copy: the same work again, from cold memory (the
   // flush before each sample evicts both copies), not a warm re-read of the first call's data.
@@ -131,19 +103,19 @@ void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSp
     switch (backend) {
       case Backend::kKernel: return call_kernel(handle, *kernel, std::move(stack), device);
       case Backend::kAtenTwice:
-        call_reference(handle, writes_inputs ? clone_inputs(second_copy) : second_copy);
+        call_reference(handle, second_copy);  // in place, it drifts; only its time matters
         return call_reference(handle, std::move(stack));
       default: return call_reference(handle, std::move(stack));
     }
   };
 
   Timer timer(device);
-  CaseResult result{op->display, spec->name, backend_name, spec->arguments};
+  ScoredCase result{op->display, spec->name, backend_name, spec->arguments};
   std::vector<c10::IValue> expected;
   try {
     expected = reference(fresh());  // warm-up, and the outputs the roofline counts
     if (backend == Backend::kAten) {
-      const Samples samples = timer.sample_one([&] { return fresh(); }, reference);
+      const Samples samples = timer.sample_one(fresh, reference);
       state.SetIterationTime(samples.median_seconds());
       state.counters["samples"] = samples.count();
       state.counters["median_us"] = samples.median_seconds() * 1e6;
@@ -156,12 +128,13 @@ void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSp
       add_roofline_counters(state, *op, inputs, expected, samples.median_seconds(), timer.launch_overhead_seconds(), device);
     } else {
       const std::vector<c10::IValue> actual = candidate(fresh());  // warm-up and pre-check
-      result.correct = outputs_agree(expected, actual);
+      // A quick check that it computes the right thing; the correctness tests are the real one.
+      result.correct = compare_outputs(expected, actual).equal;
       if (!result.correct) {
         results().push_back(result);
         return skip(state, "the kernel's outputs differ from the reference (run the correctness tests)");
       }
-      const PairedSamples pair = timer.sample_interleaved([&] { return fresh(); }, reference, candidate);
+      const PairedSamples pair = timer.sample_interleaved(fresh, reference, candidate);
       state.SetIterationTime(pair.kernel.median_seconds());
       result.reference_us = pair.reference.median_seconds() * 1e6;
       result.kernel_us = pair.kernel.median_seconds() * 1e6;
@@ -176,7 +149,7 @@ void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSp
       add_roofline_counters(state, *op, inputs, expected, pair.kernel.median_seconds(), timer.launch_overhead_seconds(), device);
       if (result.speedup > kSpeedupReviewThreshold) state.counters["speedup_review"] = 1;
       if (device.is_cuda()) {
-        const double hidden = timer.hidden_work_seconds([&] { return fresh(); }, reference, candidate);
+        const double hidden = timer.hidden_work_seconds(fresh, reference, candidate);
         state.counters["hidden_work_us"] = hidden * 1e6;
         if (hidden > 0) state.counters["hidden_work"] = 1;
       }
@@ -243,12 +216,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  std::vector<ScoredCase> scored;
-  for (const CaseResult& result : results()) {
-    scored.push_back({result.op, result.case_name, result.backend, result.arguments, result.correct,
-                      result.reference_us, result.kernel_us, result.speedup, result.kernel_mean_us});
-  }
-  const Summary summary = summarize(scored);
+  const Summary summary = summarize(results());
   std::cerr << summary.text();
   if (!summary_path.empty()) {
     std::ofstream(summary_path) << summary.json();

@@ -3,6 +3,8 @@
 
 #include <ATen/record_function.h>
 
+#include "backendbench/harness.h"
+
 namespace backendbench {
 namespace {
 
@@ -26,6 +28,11 @@ bool same_values(const at::Tensor& a, const at::Tensor& b) {
   if (!at::isFloatingType(a.scalar_type()) && !at::isComplexType(a.scalar_type())) return false;
   return ((a == b) | (a.isnan() & b.isnan())).all().item<bool>();
 }
+
+// Tensor and Tensor[] arguments. Not Tensor?[] (index lists): ATen's own kernels replace
+// entries of the list they are given (_unsafe_masked_index stores clamped indices in it), which
+// a caller never sees, since the list is built for the call.
+bool is_tensor_argument(const c10::IValue& value) { return value.isTensor() || value.isTensorList(); }
 
 }  // namespace
 
@@ -72,10 +79,8 @@ std::string find_aliased_output(const c10::FunctionSchema& schema, const std::ve
     const at::Tensor& output = outputs[r].toTensor();
     if (!output.defined() || output.layout() != at::kStrided || output.numel() == 0) continue;
     for (size_t i = 0; i < inputs.size() && i < schema.arguments().size(); ++i) {
-      std::vector<at::Tensor> tensors;
-      if (inputs[i].isTensor()) tensors = {inputs[i].toTensor()};
-      if (inputs[i].isTensorList()) tensors = inputs[i].toTensorVector();
-      for (const at::Tensor& input : tensors) {
+      if (!is_tensor_argument(inputs[i])) continue;
+      for (const at::Tensor& input : tensors_in({inputs[i]})) {
         if (input.defined() && input.layout() == at::kStrided && input.numel() > 0 && output.is_alias_of(input)) {
           return "output " + std::to_string(r) + " shares memory with argument '" + schema.arguments()[i].name() +
                  "', but the schema returns a new tensor (no alias annotation)";
@@ -102,14 +107,9 @@ std::string find_mutated_input(const c10::FunctionSchema& schema, const std::vec
   const auto& arguments = schema.arguments();
   for (size_t i = 0; i < arguments.size() && i < before.size() && i < after.size(); ++i) {
     if (std::find(written.begin(), written.end(), i) != written.end()) continue;
-    std::vector<at::Tensor> old_tensors, new_tensors;
-    if (before[i].isTensor()) {
-      old_tensors = {before[i].toTensor()};
-      new_tensors = {after[i].toTensor()};
-    } else if (before[i].isTensorList()) {
-      old_tensors = before[i].toTensorVector();
-      new_tensors = after[i].toTensorVector();
-    }
+    if (!is_tensor_argument(before[i])) continue;
+    const std::vector<at::Tensor> old_tensors = tensors_in({before[i]});
+    const std::vector<at::Tensor> new_tensors = tensors_in({after[i]});
     for (size_t t = 0; t < old_tensors.size() && t < new_tensors.size(); ++t) {
       if (!same_values(old_tensors[t], new_tensors[t])) {
         return "argument '" + arguments[i].name() + "' is read-only in the schema but the kernel changed it";

@@ -1,6 +1,7 @@
 // The body of every generated correctness test.
 #include "backendbench/correctness.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
@@ -20,16 +21,9 @@ std::string describe(const CaseSpec& spec) {
 }
 
 bool has_floating_tensor(const std::vector<c10::IValue>& values) {
-  for (const c10::IValue& value : values) {
-    if (value.isTensor() && value.toTensor().defined() && at::isFloatingType(value.toTensor().scalar_type())) return true;
-    if (value.isTuple() && has_floating_tensor(value.toTupleRef().elements().vec())) return true;
-    if (value.isTensorList()) {
-      for (const at::Tensor& tensor : value.toTensorVector()) {
-        if (tensor.defined() && at::isFloatingType(tensor.scalar_type())) return true;
-      }
-    }
-  }
-  return false;
+  const std::vector<at::Tensor> tensors = tensors_in(values);
+  return std::any_of(tensors.begin(), tensors.end(),
+                     [](const at::Tensor& tensor) { return tensor.defined() && at::isFloatingType(tensor.scalar_type()); });
 }
 
 }  // namespace

@@ -309,34 +309,9 @@ at::Tensor clone_tensor(const at::Tensor& tensor) {
   return copy;
 }
 
-c10::IValue clone_value(const c10::IValue& value) {
-  if (value.isTensor()) return clone_tensor(value.toTensor());
-  if (value.isTensorList()) {
-    std::vector<at::Tensor> tensors;
-    for (const at::Tensor& tensor : value.toTensorVector()) tensors.push_back(clone_tensor(tensor));
-    return tensors;
-  }
-  if (value.isList() && value.toListRef().size() > 0 && value.type()->containedType(0)->kind() == c10::TypeKind::OptionalType) {
-    c10::List<std::optional<at::Tensor>> tensors;
-    for (const c10::IValue& item : value.toListRef()) {
-      tensors.push_back(item.isNone() ? std::optional<at::Tensor>() : clone_tensor(item.toTensor()));
-    }
-    return tensors;
-  }
-  return value;  // numbers, lists of numbers, dtypes, devices: immutable
-}
-
-}  // namespace
-
-std::vector<c10::IValue> clone_inputs(const std::vector<c10::IValue>& inputs) {
-  std::vector<c10::IValue> copies;
-  copies.reserve(inputs.size());
-  for (const c10::IValue& value : inputs) copies.push_back(clone_value(value));
-  return copies;
-}
-
-namespace {
-
+// Applies `map` to every tensor in `value` (a tensor, a tensor list, a Tensor?[] list, or a
+// tuple of these), in order; `position` counts the tensors seen. Other values are returned as
+// they are (numbers, dtypes, devices: immutable).
 c10::IValue map_tensors(const c10::IValue& value, const std::function<at::Tensor(const at::Tensor&, size_t)>& map,
                         size_t& position) {
   if (value.isTensor()) return map(value.toTensor(), position++);
@@ -360,43 +335,46 @@ c10::IValue map_tensors(const c10::IValue& value, const std::function<at::Tensor
   return value;
 }
 
-std::vector<at::Tensor> tensors_of(const std::vector<c10::IValue>& values) {
-  std::vector<at::Tensor> tensors;
+std::vector<c10::IValue> map_all_tensors(const std::vector<c10::IValue>& values,
+                                         const std::function<at::Tensor(const at::Tensor&, size_t)>& map) {
+  std::vector<c10::IValue> mapped;
+  mapped.reserve(values.size());
   size_t position = 0;
-  for (const c10::IValue& value : values) {
-    map_tensors(value, [&](const at::Tensor& tensor, size_t) { tensors.push_back(tensor); return tensor; }, position);
-  }
-  return tensors;
+  for (const c10::IValue& value : values) mapped.push_back(map_tensors(value, map, position));
+  return mapped;
 }
 
 }  // namespace
 
+std::vector<c10::IValue> clone_inputs(const std::vector<c10::IValue>& inputs) {
+  return map_all_tensors(inputs, [](const at::Tensor& tensor, size_t) { return clone_tensor(tensor); });
+}
+
+std::vector<at::Tensor> tensors_in(const std::vector<c10::IValue>& values) {
+  std::vector<at::Tensor> tensors;
+  map_all_tensors(values, [&](const at::Tensor& tensor, size_t) {
+    tensors.push_back(tensor);
+    return tensor;
+  });
+  return tensors;
+}
+
 std::vector<c10::IValue> to_double_precision(const std::vector<c10::IValue>& inputs) {
-  std::vector<c10::IValue> converted;
-  size_t position = 0;
-  for (const c10::IValue& value : inputs) {
-    converted.push_back(map_tensors(value, [](const at::Tensor& tensor, size_t) {
-      if (!tensor.defined() || !at::isFloatingType(tensor.scalar_type())) return clone_tensor(tensor);
-      at::Tensor copy = tensor.to(at::kDouble, /*non_blocking=*/false, /*copy=*/true);
-      if (tensor.unsafeGetTensorImpl()->is_wrapped_number()) copy.unsafeGetTensorImpl()->set_wrapped_number(true);
-      return copy;
-    }, position));
-  }
-  return converted;
+  return map_all_tensors(inputs, [](const at::Tensor& tensor, size_t) {
+    if (!tensor.defined() || !at::isFloatingType(tensor.scalar_type())) return clone_tensor(tensor);
+    at::Tensor copy = tensor.to(at::kDouble, /*non_blocking=*/false, /*copy=*/true);
+    if (tensor.unsafeGetTensorImpl()->is_wrapped_number()) copy.unsafeGetTensorImpl()->set_wrapped_number(true);
+    return copy;
+  });
 }
 
 std::vector<c10::IValue> round_like(const std::vector<c10::IValue>& values, const std::vector<c10::IValue>& like) {
-  const std::vector<at::Tensor> targets = tensors_of(like);
-  std::vector<c10::IValue> rounded;
-  size_t position = 0;
-  for (const c10::IValue& value : values) {
-    rounded.push_back(map_tensors(value, [&](const at::Tensor& tensor, size_t index) {
-      if (index >= targets.size() || !tensor.defined() || !targets[index].defined()) return tensor;
-      const at::ScalarType dtype = targets[index].scalar_type();
-      return at::isFloatingType(tensor.scalar_type()) && at::isFloatingType(dtype) ? tensor.to(dtype) : tensor;
-    }, position));
-  }
-  return rounded;
+  const std::vector<at::Tensor> targets = tensors_in(like);
+  return map_all_tensors(values, [&](const at::Tensor& tensor, size_t index) {
+    if (index >= targets.size() || !tensor.defined() || !targets[index].defined()) return tensor;
+    const at::ScalarType dtype = targets[index].scalar_type();
+    return at::isFloatingType(tensor.scalar_type()) && at::isFloatingType(dtype) ? tensor.to(dtype) : tensor;
+  });
 }
 
 std::vector<c10::IValue> call_reference(const c10::OperatorHandle& op, std::vector<c10::IValue> inputs) {

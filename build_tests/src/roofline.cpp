@@ -3,41 +3,26 @@
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
+#include <algorithm>
 #include <cstdlib>
-#include <map>
-#include <set>
 
 #if __has_include(<cuda_runtime_api.h>)
 #include <cuda_runtime_api.h>
 #define BACKENDBENCH_HAS_CUDA_RUNTIME 1
 #endif
 
+#include "backendbench/harness.h"
+#include "parse/syntax.h"
+
 namespace backendbench {
 namespace {
-
-std::vector<at::Tensor> tensors_in(const std::vector<c10::IValue>& values) {
-  std::vector<at::Tensor> tensors;
-  for (const c10::IValue& value : values) {
-    if (value.isTensor() && value.toTensor().defined()) tensors.push_back(value.toTensor());
-    if (value.isTensorList()) {
-      for (const at::Tensor& tensor : value.toTensorVector()) {
-        if (tensor.defined()) tensors.push_back(tensor);
-      }
-    }
-    if (value.isTuple()) {
-      for (const at::Tensor& tensor : tensors_in(value.toTupleRef().elements().vec())) tensors.push_back(tensor);
-    }
-  }
-  return tensors;
-}
 
 // Elements a tensor's view reaches in memory: zero strides (broadcast) read one element.
 double touched_elements(const at::Tensor& tensor) {
   if (tensor.numel() == 0) return 0;
   if (tensor.layout() != at::kStrided) return static_cast<double>(tensor._nnz());
-  double extent = 1;
-  for (int64_t d = 0; d < tensor.dim(); ++d) extent += static_cast<double>((tensor.size(d) - 1) * tensor.stride(d));
-  return std::min(extent, static_cast<double>(tensor.numel()));
+  const int64_t extent = parse::storage_extent(tensor.sizes().vec(), tensor.strides().vec());
+  return static_cast<double>(std::min(extent, tensor.numel()));
 }
 
 double matmul_flops(const std::string& op, const std::vector<c10::IValue>& inputs) {
@@ -79,6 +64,7 @@ Work work_of(const std::string& op_display, const std::vector<c10::IValue>& inpu
   double input_elements = 0, output_elements = 0;
   bool dtype_found = false;
   for (const at::Tensor& tensor : tensors_in(inputs)) {
+    if (!tensor.defined()) continue;
     work.bytes += touched_elements(tensor) * static_cast<double>(tensor.element_size());
     input_elements = std::max(input_elements, static_cast<double>(tensor.numel()));
     if (!dtype_found && at::isFloatingType(tensor.scalar_type())) {
@@ -87,6 +73,7 @@ Work work_of(const std::string& op_display, const std::vector<c10::IValue>& inpu
     }
   }
   for (const at::Tensor& tensor : tensors_in(outputs)) {
+    if (!tensor.defined()) continue;
     work.bytes += static_cast<double>(tensor.numel()) * static_cast<double>(tensor.element_size());
     output_elements = std::max(output_elements, static_cast<double>(tensor.numel()));
   }

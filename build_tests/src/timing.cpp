@@ -97,43 +97,30 @@ double PairedSamples::speedup() const { return interquartile_mean(ratios); }
 Timer::Timer(c10::Device device, StoppingRule rule) : device_(device), rule_(rule) {
   if (device_.is_cuda()) {
     // Twice the L2 of current GPUs (H200: 60 MiB): writing it evicts the inputs, and keeps
-    // the GPU busy (~40 µs) while the host launches the call, so launch latency stays out.
+    // the GPU busy while the host launches the call, so launch latency stays out.
     l2_flush_ = at::empty({32 << 20}, at::TensorOptions().dtype(at::kInt).device(device_));
-    start_.emplace(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
-    stop_.emplace(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
   }
 }
 
-double Timer::time(const MakeInputs& make, const Call& call) {
-  Inputs inputs = make();
-  if (!device_.is_cuda()) {
-    const double start = now_seconds();
-    call(std::move(inputs));
-    return now_seconds() - start;
-  }
-  const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
-  const c10::Stream stream = guard->getStream(device_);
-  l2_flush_.zero_();
-  start_->record(stream);
-  call(std::move(inputs));
-  stop_->record(stream);
-  stop_->synchronize();
-  return start_->elapsedTime(*stop_) / 1e3;
-}
+double Timer::time(const MakeInputs& make, const Call& call) { return time_batch(make, {&call}).front(); }
 
 std::vector<double> Timer::time_batch(const MakeInputs& make, const std::vector<const Call*>& calls) {
-  std::vector<double> seconds;
-  if (!device_.is_cuda()) {
-    for (const Call* call : calls) seconds.push_back(time(make, *call));
-    return seconds;
-  }
   std::vector<Inputs> inputs;
   for (size_t i = 0; i < calls.size(); ++i) inputs.push_back(make());
+  std::vector<double> seconds;
+  if (!device_.is_cuda()) {
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const double start = now_seconds();
+      (*calls[i])(std::move(inputs[i]));
+      seconds.push_back(now_seconds() - start);
+    }
+    return seconds;
+  }
   while (batch_events_.size() < 2 * calls.size()) batch_events_.emplace_back(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
   const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
   const c10::Stream stream = guard->getStream(device_);
-  // A head start: the GPU was idle at the synchronisation; three flushes (~120 µs) keep it busy
-  // while the host queues the batch, so the first sample does not wait on the host either.
+  // A head start: the GPU was idle at the synchronisation; three flushes keep it busy while the
+  // host queues the batch, so the first sample does not wait on the host either.
   for (int i = 0; i < 3; ++i) l2_flush_.zero_();
   for (size_t i = 0; i < calls.size(); ++i) {
     l2_flush_.zero_();

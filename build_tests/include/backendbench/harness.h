@@ -27,6 +27,10 @@ std::vector<c10::IValue> materialize(const c10::FunctionSchema& schema, const Ca
 // offset (zero-stride views stay views), so the kernel cannot touch the reference's inputs.
 std::vector<c10::IValue> clone_inputs(const std::vector<c10::IValue>& inputs);
 
+// Every tensor in `values`, in order: tensors, tensor lists, Tensor?[] lists (None left out)
+// and tuples of these, flattened. May include undefined tensors.
+std::vector<at::Tensor> tensors_in(const std::vector<c10::IValue>& values);
+
 // The inputs with every floating tensor converted to float64 (own storage); for a reference
 // computed more precisely than in the inputs' own dtypes.
 std::vector<c10::IValue> to_double_precision(const std::vector<c10::IValue>& inputs);

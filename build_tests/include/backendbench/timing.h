@@ -1,7 +1,7 @@
 // How ./bench measures: samples of one call on its device, the reference and a kernel
 // interleaved on the same inputs, and a noise-based rule for when to stop sampling.
 //
-// CUDA: before each sample the L2 cache is flushed (a 256 MiB write, which also keeps the GPU
+// CUDA: before each sample the L2 cache is flushed (a 128 MiB write, which also keeps the GPU
 // busy while the host launches the call, so host launch latency stays out); the sample is the
 // time between CUDA events recorded on the current stream around the call. CPU: the wall clock
 // around the call.
@@ -12,7 +12,6 @@
 #include <c10/core/Event.h>
 
 #include <functional>
-#include <optional>
 #include <vector>
 
 namespace backendbench {
@@ -102,8 +101,7 @@ class Timer {
   c10::Device device_;
   StoppingRule rule_;
   at::Tensor l2_flush_;
-  std::optional<c10::Event> start_, stop_;  // reused: creating events per sample costs host time
-  std::vector<c10::Event> batch_events_;    // 2 per sample of a batch, reused
+  std::vector<c10::Event> batch_events_;  // 2 per sample of a batch, reused: creating events costs host time
 };
 
 }  // namespace backendbench
