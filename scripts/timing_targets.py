@@ -20,7 +20,11 @@ builds the torchbench suite for those operators, then prints four numbers:
                     206 s).
 
 Usage: scripts/timing_targets.py [--build-dir build-timing] [--traces DIR] [--measurements FILE]
-       [--cmake-arg=-DX=Y ...] [--jobs N]
+       [--cmake-arg=-DX=Y ...] [--jobs N] [--skip-build] [--do-bench-cache FILE] [--label TEXT]
+
+The sampling layout comes from the environment (BACKENDBENCH_FLUSH=write|read,
+BACKENDBENCH_FLUSH_MIB, BACKENDBENCH_BATCH_PAIRS; see timing.h), so that one build can be
+measured under several layouts; --do-bench-cache keeps the live do_bench times between runs.
 """
 import argparse
 import json
@@ -55,8 +59,11 @@ def bench_summary(build_dir, backends, path):
         return json.load(handle)["cases"], elapsed
 
 
-def live_do_bench(cases):
+def live_do_bench(cases, cache_path):
     """do_bench times (ms) of the reference cases, or None without triton or CUDA."""
+    if cache_path and os.path.exists(cache_path):
+        with open(cache_path) as handle:
+            return {(record["op"], record["args"]): record["ms"] for record in json.load(handle)}
     try:
         import torch
         import triton.testing
@@ -83,6 +90,9 @@ def live_do_bench(cases):
         function = getattr(getattr(torch.ops.aten, name), overload)
         args, kwargs = eval(case["args"], {"T": T, **names, "torch": torch})
         times[(op, case["args"])] = triton.testing.do_bench(lambda: function(*args, **kwargs))
+    if cache_path:
+        with open(cache_path, "w") as handle:
+            json.dump([{"op": op, "args": args, "ms": ms} for (op, args), ms in times.items()], handle)
     return times
 
 
@@ -94,25 +104,38 @@ def main():
                         default=os.path.join(ROOT, "..", "shared", "measurements", "backendbench_aten_h200.json"))
     parser.add_argument("--cmake-arg", action="append", default=[])
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
+    parser.add_argument("--skip-build", action="store_true", help="use the build directory as it is")
+    parser.add_argument("--do-bench-cache", help="JSON file of live do_bench times: read if present, else written")
+    parser.add_argument("--label", default="run", help="names this run in the one-line result printed last")
+    parser.add_argument("--out-dir", default="/tmp", help="where the bench summaries (<label>_*.json) go")
     options = parser.parse_args()
 
     with open(options.measurements) as handle:
         reference = json.load(handle)
     wanted = {(case["op"], case["args"]): case for case in reference["cases"]}
+    if not options.skip_build:
+        build(options)
+    return measure(options, reference, wanted)
 
+
+def build(options):
     run(["cmake", "-S", ROOT, "-B", options.build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
          "-DBACKENDBENCH_SUITES=torchbench", "-DBACKENDBENCH_BUILD_TESTS=OFF", f"-DBACKENDBENCH_OPS={','.join(OPS)}",
          f"-DBACKENDBENCH_TORCHBENCH_TRACES={options.traces}"] + options.cmake_arg, stdout=subprocess.DEVNULL)
     run(["cmake", "--build", options.build_dir], stdout=subprocess.DEVNULL)
 
+
+def measure(options, reference, wanted):
     # Cost: correctness (aten backend) and timing (aten_self) of the cases, wall clock.
     started = time.time()
     correctness = subprocess.run(["ctest", "--test-dir", options.build_dir, "-L", "aten", "-j", str(options.jobs)],
                                  capture_output=True, text=True)
     correctness_seconds = time.time() - started
     print(correctness.stdout.strip().splitlines()[-1] if correctness.stdout.strip() else correctness.stderr)
-    self_cases, self_seconds = bench_summary(options.build_dir, ["aten_self"], "/tmp/timing_self.json")
-    other_cases, _ = bench_summary(options.build_dir, ["aten", "aten_twice"], "/tmp/timing_other.json")
+    prefix = os.path.join(options.out_dir, options.label)
+    self_cases, self_seconds = bench_summary(options.build_dir, ["aten_self"], prefix + "_self.json")
+    other_cases, _ = bench_summary(options.build_dir, ["aten", "aten_twice"], prefix + "_other.json")
+    line = [options.label]
 
     def matched(cases, backend):
         found = {}
@@ -130,6 +153,7 @@ def main():
     print(f"self-consistency: {within}/{len(speedups)} = {100 * within / max(1, len(speedups)):.1f} % of aten_self "
           f"speedups in [0.97, 1.03] (target >= 99 %); "
           f"1st/99th percentile {percentiles[0]:.3f}/{percentiles[-1]:.3f}")
+    line.append(f"self {100 * within / max(1, len(speedups)):.1f}%")
 
     twice = [case for case in matched(other_cases, "aten_twice").values() if case["correct"] and case["reference_us"] > 20]
     ratios = [case["speedup"] for case in twice]
@@ -137,9 +161,10 @@ def main():
     if ratios:
         print(f"sensitivity: {close}/{len(ratios)} = {100 * close / len(ratios):.1f} % of aten_twice cases above 20 us "
               f"measure 0.5x within 5 %; median {statistics.median(ratios):.4f}x")
+        line.append(f"sensitivity {100 * close / len(ratios):.1f}% median {statistics.median(ratios):.4f}")
 
     ours = matched(other_cases, "aten")
-    live = live_do_bench([wanted[key] for key in ours])
+    live = live_do_bench([wanted[key] for key in ours], options.do_bench_cache)
     source = "live triton.testing.do_bench" if live else "the reference file's do_bench_ref_ms"
     # do_bench reports the mean of its samples: compared with our mean, and with our median.
     for statistic, field in (("mean", "kernel_mean_us"), ("median", "kernel_us")):
@@ -152,9 +177,12 @@ def main():
         print(f"agreement ({statistic}): median |our aten time / do_bench time - 1| = "
               f"{100 * statistics.median(deviations):.2f} % over {len(deviations)} cases, median ratio "
               f"{statistics.median(ratios):.3f} ({source}; target <= 3 %)")
+        line.append(f"agreement({statistic}) {100 * statistics.median(deviations):.2f}% ratio {statistics.median(ratios):.3f}")
     print(f"cost: correctness {correctness_seconds:.1f} s + timing {self_seconds:.1f} s = "
           f"{correctness_seconds + self_seconds:.1f} s for {len(self_matched)} cases (target <= 50 s; BackendBench "
           f"{reference['total_wall_s']} s)")
+    line.append(f"cost {correctness_seconds + self_seconds:.1f}s")
+    print("RESULT " + " | ".join(line))
     return 0
 
 

@@ -94,11 +94,33 @@ StoppingRule StoppingRule::from_environment() {
 
 double PairedSamples::speedup() const { return interquartile_mean(ratios); }
 
-Timer::Timer(c10::Device device, StoppingRule rule) : device_(device), rule_(rule) {
+SamplingLayout SamplingLayout::from_environment() {
+  SamplingLayout layout;
+  if (const char* flush = std::getenv("BACKENDBENCH_FLUSH")) {
+    layout.flush = std::string(flush) == "read" ? Flush::kRead : Flush::kWrite;
+  }
+  layout.flush_bytes = static_cast<int64_t>(environment_number("BACKENDBENCH_FLUSH_MIB", 128)) << 20;
+  layout.batch_pairs = std::max(1, static_cast<int>(environment_number("BACKENDBENCH_BATCH_PAIRS", layout.batch_pairs)));
+  return layout;
+}
+
+Timer::Timer(c10::Device device, StoppingRule rule, SamplingLayout layout)
+    : device_(device), rule_(rule), layout_(layout) {
   if (device_.is_cuda()) {
-    // Twice the L2 of current GPUs (H200: 60 MiB): writing it evicts the inputs, and keeps
-    // the GPU busy while the host launches the call, so launch latency stays out.
-    l2_flush_ = at::empty({32 << 20}, at::TensorOptions().dtype(at::kInt).device(device_));
+    // Twice the L2 of current GPUs (H200: 60 MiB) by default: passing over it evicts the
+    // inputs, and keeps the GPU busy while the host launches the call, so launch latency
+    // stays out.
+    const at::TensorOptions options = at::TensorOptions().dtype(at::kInt).device(device_);
+    l2_flush_ = at::zeros({layout_.flush_bytes / 4}, options);
+    flush_sink_ = at::empty({}, options.dtype(at::kLong));
+  }
+}
+
+void Timer::flush_l2() {
+  if (layout_.flush == SamplingLayout::Flush::kRead) {
+    at::sum_out(flush_sink_, l2_flush_);
+  } else {
+    l2_flush_.zero_();
   }
 }
 
@@ -121,9 +143,9 @@ std::vector<double> Timer::time_batch(const MakeInputs& make, const std::vector<
   const c10::Stream stream = guard->getStream(device_);
   // A head start: the GPU was idle at the synchronisation; three flushes keep it busy while the
   // host queues the batch, so the first sample does not wait on the host either.
-  for (int i = 0; i < 3; ++i) l2_flush_.zero_();
+  for (int i = 0; i < 3; ++i) flush_l2();
   for (size_t i = 0; i < calls.size(); ++i) {
-    l2_flush_.zero_();
+    flush_l2();
     batch_events_[2 * i].record(stream);
     (*calls[i])(std::move(inputs[i]));
     batch_events_[2 * i + 1].record(stream);
@@ -136,7 +158,7 @@ std::vector<double> Timer::time_batch(const MakeInputs& make, const std::vector<
 Samples Timer::sample_one(const MakeInputs& make, const Call& call) {
   Samples samples;
   const double started = now_seconds();
-  const std::vector<const Call*> batch(kBatchPairs, &call);
+  const std::vector<const Call*> batch(layout_.batch_pairs, &call);
   while (!rule_.done(samples.values(), now_seconds() - started)) {
     for (double seconds : time_batch(make, batch)) samples.add(seconds);
   }
@@ -148,13 +170,13 @@ PairedSamples Timer::sample_interleaved(const MakeInputs& make, const Call& refe
   const double started = now_seconds();
   // ABBA order within each batch: drift (clocks, temperature) hits both sides alike.
   std::vector<const Call*> batch;
-  for (int i = 0; i < kBatchPairs; ++i) {
+  for (int i = 0; i < layout_.batch_pairs; ++i) {
     batch.push_back(i % 2 == 0 ? &reference : &kernel);
     batch.push_back(i % 2 == 0 ? &kernel : &reference);
   }
   while (!rule_.done(pair.ratios, now_seconds() - started)) {
     const std::vector<double> seconds = time_batch(make, batch);
-    for (int i = 0; i < kBatchPairs; ++i) {
+    for (int i = 0; i < layout_.batch_pairs; ++i) {
       const double reference_seconds = seconds[2 * i + (i % 2 == 0 ? 0 : 1)];
       const double kernel_seconds = seconds[2 * i + (i % 2 == 0 ? 1 : 0)];
       pair.reference.add(reference_seconds);
@@ -186,7 +208,7 @@ double Timer::host_synchronized_seconds(const MakeInputs& make, const Call& call
     for (c10::DeviceIndex d = 0; d < guard->deviceCount(); ++d) guard->synchronizeDevice(d);
   };
   Inputs inputs = make();
-  l2_flush_.zero_();
+  flush_l2();
   synchronize_all();
   const double start = now_seconds();
   call(std::move(inputs));

@@ -60,8 +60,17 @@ struct PairedSamples {
   double speedup() const;      // interquartile mean of the per-pair ratios
 };
 
-// Samples (pairs, when interleaved) queued per batch before one synchronisation.
-constexpr int kBatchPairs = 4;
+// How samples are laid out on a CUDA device.
+struct SamplingLayout {
+  enum class Flush { kWrite, kRead };
+  // kWrite zeroes the flush buffer (as triton.testing.do_bench does), which leaves the L2 full
+  // of dirty lines; kRead reads it, which leaves clean ones.
+  Flush flush = Flush::kWrite;
+  int64_t flush_bytes = int64_t{128} << 20;
+  int batch_pairs = 4;  // samples (pairs, when interleaved) queued before one synchronisation
+
+  static SamplingLayout from_environment();  // BACKENDBENCH_FLUSH=write|read, _FLUSH_MIB, _BATCH_PAIRS
+};
 
 // A speedup above this is flagged (counter speedup_review): check the kernel does the work.
 constexpr double kSpeedupReviewThreshold = 10.0;
@@ -72,7 +81,8 @@ class Timer {
   using MakeInputs = std::function<Inputs()>;
   using Call = std::function<Inputs(Inputs)>;
 
-  explicit Timer(c10::Device device, StoppingRule rule = StoppingRule::from_environment());
+  explicit Timer(c10::Device device, StoppingRule rule = StoppingRule::from_environment(),
+                 SamplingLayout layout = SamplingLayout::from_environment());
 
   // Seconds of one call on fresh inputs (made outside the timed region).
   double time(const MakeInputs& make, const Call& call);
@@ -97,10 +107,13 @@ class Timer {
 
  private:
   double host_synchronized_seconds(const MakeInputs& make, const Call& call);
+  void flush_l2();
 
   c10::Device device_;
   StoppingRule rule_;
+  SamplingLayout layout_;
   at::Tensor l2_flush_;
+  at::Tensor flush_sink_;  // the read flush's one-element result
   std::vector<c10::Event> batch_events_;  // 2 per sample of a batch, reused: creating events costs host time
 };
 
