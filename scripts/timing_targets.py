@@ -107,6 +107,7 @@ def main():
     parser.add_argument("--skip-build", action="store_true", help="use the build directory as it is")
     parser.add_argument("--do-bench-cache", help="JSON file of live do_bench times: read if present, else written")
     parser.add_argument("--label", default="run", help="names this run in the one-line result printed last")
+    parser.add_argument("--only-agreement", action="store_true", help="time the aten backend only, for agreement")
     parser.add_argument("--out-dir", default="/tmp", help="where the bench summaries (<label>_*.json) go")
     options = parser.parse_args()
 
@@ -126,15 +127,7 @@ def build(options):
 
 
 def measure(options, reference, wanted):
-    # Cost: correctness (aten backend) and timing (aten_self) of the cases, wall clock.
-    started = time.time()
-    correctness = subprocess.run(["ctest", "--test-dir", options.build_dir, "-L", "aten", "-j", str(options.jobs)],
-                                 capture_output=True, text=True)
-    correctness_seconds = time.time() - started
-    print(correctness.stdout.strip().splitlines()[-1] if correctness.stdout.strip() else correctness.stderr)
     prefix = os.path.join(options.out_dir, options.label)
-    self_cases, self_seconds = bench_summary(options.build_dir, ["aten_self"], prefix + "_self.json")
-    other_cases, _ = bench_summary(options.build_dir, ["aten", "aten_twice"], prefix + "_other.json")
     line = [options.label]
 
     def matched(cases, backend):
@@ -144,6 +137,21 @@ def measure(options, reference, wanted):
             if case["backend"] == backend and key in wanted:
                 found[key] = case
         return found
+
+    if options.only_agreement:
+        aten_cases, _ = bench_summary(options.build_dir, ["aten"], prefix + "_aten.json")
+        line += agreement(options, wanted, matched(aten_cases, "aten"))
+        print("RESULT " + " | ".join(line))
+        return 0
+
+    # Cost: correctness (aten backend) and timing (aten_self) of the cases, wall clock.
+    started = time.time()
+    correctness = subprocess.run(["ctest", "--test-dir", options.build_dir, "-L", "aten", "-j", str(options.jobs)],
+                                 capture_output=True, text=True)
+    correctness_seconds = time.time() - started
+    print(correctness.stdout.strip().splitlines()[-1] if correctness.stdout.strip() else correctness.stderr)
+    self_cases, self_seconds = bench_summary(options.build_dir, ["aten_self"], prefix + "_self.json")
+    other_cases, _ = bench_summary(options.build_dir, ["aten", "aten_twice"], prefix + "_other.json")
 
     self_matched = matched(self_cases, "aten_self")
     speedups = [case["speedup"] for case in self_matched.values() if case["correct"]]
@@ -163,9 +171,20 @@ def measure(options, reference, wanted):
               f"measure 0.5x within 5 %; median {statistics.median(ratios):.4f}x")
         line.append(f"sensitivity {100 * close / len(ratios):.1f}% median {statistics.median(ratios):.4f}")
 
-    ours = matched(other_cases, "aten")
+    line += agreement(options, wanted, matched(other_cases, "aten"))
+    print(f"cost: correctness {correctness_seconds:.1f} s + timing {self_seconds:.1f} s = "
+          f"{correctness_seconds + self_seconds:.1f} s for {len(self_matched)} cases (target <= 50 s; BackendBench "
+          f"{reference['total_wall_s']} s)")
+    line.append(f"cost {correctness_seconds + self_seconds:.1f}s")
+    print("RESULT " + " | ".join(line))
+    return 0
+
+
+def agreement(options, wanted, ours):
+    """Prints agreement with do_bench for our mean and our median; returns short forms."""
     live = live_do_bench([wanted[key] for key in ours], options.do_bench_cache)
     source = "live triton.testing.do_bench" if live else "the reference file's do_bench_ref_ms"
+    short = []
     # do_bench reports the mean of its samples: compared with our mean, and with our median.
     for statistic, field in (("mean", "kernel_mean_us"), ("median", "kernel_us")):
         deviations, ratios = [], []
@@ -177,13 +196,9 @@ def measure(options, reference, wanted):
         print(f"agreement ({statistic}): median |our aten time / do_bench time - 1| = "
               f"{100 * statistics.median(deviations):.2f} % over {len(deviations)} cases, median ratio "
               f"{statistics.median(ratios):.3f} ({source}; target <= 3 %)")
-        line.append(f"agreement({statistic}) {100 * statistics.median(deviations):.2f}% ratio {statistics.median(ratios):.3f}")
-    print(f"cost: correctness {correctness_seconds:.1f} s + timing {self_seconds:.1f} s = "
-          f"{correctness_seconds + self_seconds:.1f} s for {len(self_matched)} cases (target <= 50 s; BackendBench "
-          f"{reference['total_wall_s']} s)")
-    line.append(f"cost {correctness_seconds + self_seconds:.1f}s")
-    print("RESULT " + " | ".join(line))
-    return 0
+        short.append(f"agreement({statistic}) {100 * statistics.median(deviations):.2f}% "
+                     f"ratio {statistics.median(ratios):.3f}")
+    return short
 
 
 if __name__ == "__main__":

@@ -97,7 +97,7 @@ double PairedSamples::speedup() const { return interquartile_mean(ratios); }
 SamplingLayout SamplingLayout::from_environment() {
   SamplingLayout layout;
   if (const char* flush = std::getenv("BACKENDBENCH_FLUSH")) {
-    layout.flush = std::string(flush) == "read" ? Flush::kRead : Flush::kWrite;
+    layout.flush = std::string(flush) == "write" ? Flush::kWrite : Flush::kRead;
   }
   layout.flush_bytes = static_cast<int64_t>(environment_number("BACKENDBENCH_FLUSH_MIB", 128)) << 20;
   layout.batch_pairs = std::max(1, static_cast<int>(environment_number("BACKENDBENCH_BATCH_PAIRS", layout.batch_pairs)));
@@ -110,9 +110,9 @@ Timer::Timer(c10::Device device, StoppingRule rule, SamplingLayout layout)
     // Twice the L2 of current GPUs (H200: 60 MiB) by default: passing over it evicts the
     // inputs, and keeps the GPU busy while the host launches the call, so launch latency
     // stays out.
-    const at::TensorOptions options = at::TensorOptions().dtype(at::kInt).device(device_);
+    const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(device_);
     l2_flush_ = at::zeros({layout_.flush_bytes / 4}, options);
-    flush_sink_ = at::empty({}, options.dtype(at::kLong));
+    flush_sink_ = at::empty({}, options);
   }
 }
 

@@ -63,9 +63,10 @@ struct PairedSamples {
 // How samples are laid out on a CUDA device.
 struct SamplingLayout {
   enum class Flush { kWrite, kRead };
-  // kWrite zeroes the flush buffer (as triton.testing.do_bench does), which leaves the L2 full
-  // of dirty lines; kRead reads it, which leaves clean ones.
-  Flush flush = Flush::kWrite;
+  // kRead sums the flush buffer, which leaves the L2 full of clean lines. kWrite zeroes it, as
+  // triton.testing.do_bench does, which leaves dirty ones: the call after the flush then pays
+  // for writing them back, and a second call in the same sample does not.
+  Flush flush = Flush::kRead;
   int64_t flush_bytes = int64_t{128} << 20;
   int batch_pairs = 4;  // samples (pairs, when interleaved) queued before one synchronisation
 
