@@ -12,7 +12,8 @@ builds the torchbench suite for those operators, then prints four numbers:
   sensitivity       backend aten_twice (a kernel doing the same work twice), cases whose
                     reference takes over 20 us: the share measuring 0.5x within 5 %, and the
                     median speedup; target 0.5x within 5 %.
-  agreement         median over cases of |our aten time / do_bench time - 1|; target <= 3 %.
+  agreement         median over cases of |our aten time / do_bench time - 1|; target <= 3 %;
+                    in the default layout and in the do_bench layout.
                     do_bench is run live when triton is importable (same inputs' shapes), else
                     the reference file's do_bench_ref_ms is used.
   cost              wall time of correctness (ctest, aten backend) plus timing (./bench,
@@ -22,9 +23,10 @@ builds the torchbench suite for those operators, then prints four numbers:
 Usage: scripts/timing_targets.py [--build-dir build-timing] [--traces DIR] [--measurements FILE]
        [--cmake-arg=-DX=Y ...] [--jobs N] [--skip-build] [--do-bench-cache FILE] [--label TEXT]
 
-The sampling layout comes from the environment (BACKENDBENCH_FLUSH=write|read,
-BACKENDBENCH_FLUSH_MIB, BACKENDBENCH_BATCH_PAIRS; see timing.h), so that one build can be
-measured under several layouts; --do-bench-cache keeps the live do_bench times between runs.
+Agreement is printed twice: for the default sampling layout, and for BACKENDBENCH_LAYOUT=do_bench,
+which copies do_bench's (timing.h). Other layouts come from the environment (BACKENDBENCH_FLUSH=
+write|read, BACKENDBENCH_FLUSH_MIB, BACKENDBENCH_BATCH_PAIRS), so that one build can be measured
+under several (--skip-build); --do-bench-cache keeps the live do_bench times between runs.
 """
 import argparse
 import json
@@ -47,13 +49,13 @@ def display(op_trace_name):  # aten.relu.default -> relu.default
     return op_trace_name.split(".", 1)[1]
 
 
-def bench_summary(build_dir, backends, path):
+def bench_summary(build_dir, backends, path, environment=None):
     pattern = "^torchbench/(" + "|".join(OPS) + r")\.[A-Za-z_]+/[^/]+/(" + "|".join(backends) + ")/"
     started = time.time()
     calibration = ["--backendbench_calibration"] if any(b != "aten" for b in backends) else []
     run([os.path.join(build_dir, "bench"), f"--benchmark_filter={pattern}", f"--backendbench_summary={path}",
          "--benchmark_format=json", f"--benchmark_out={path}.benchmark.json"] + calibration,
-        stdout=subprocess.DEVNULL)
+        stdout=subprocess.DEVNULL, env=dict(os.environ, **(environment or {})))
     elapsed = time.time() - started
     with open(path) as handle:
         return json.load(handle)["cases"], elapsed
@@ -172,6 +174,11 @@ def measure(options, reference, wanted):
         line.append(f"sensitivity {100 * close / len(ratios):.1f}% median {statistics.median(ratios):.4f}")
 
     line += agreement(options, wanted, matched(other_cases, "aten"))
+    # The same, in the layout that copies do_bench's (BACKENDBENCH_LAYOUT=do_bench).
+    do_bench_layout, _ = bench_summary(options.build_dir, ["aten"], prefix + "_do_bench_layout.json",
+                                       {"BACKENDBENCH_LAYOUT": "do_bench"})
+    print("in the do_bench layout:")
+    line += ["do_bench layout " + text for text in agreement(options, wanted, matched(do_bench_layout, "aten"))]
     print(f"cost: correctness {correctness_seconds:.1f} s + timing {self_seconds:.1f} s = "
           f"{correctness_seconds + self_seconds:.1f} s for {len(self_matched)} cases (target <= 50 s; BackendBench "
           f"{reference['total_wall_s']} s)")

@@ -70,7 +70,14 @@ struct SamplingLayout {
   int64_t flush_bytes = int64_t{128} << 20;
   int batch_pairs = 4;  // samples (pairs, when interleaved) queued before one synchronisation
 
-  static SamplingLayout from_environment();  // BACKENDBENCH_FLUSH=write|read, _FLUSH_MIB, _BATCH_PAIRS
+  // triton.testing.do_bench's layout: a 256 MiB write before each sample, and samples queued
+  // back to back (64 pairs per synchronisation). Its times agree with do_bench's; the default
+  // layout reads lower on small kernels, which do_bench charges for the flush's dirty lines
+  // and for a GPU kept busy without pause.
+  static SamplingLayout do_bench();
+  // The default, or do_bench() with BACKENDBENCH_LAYOUT=do_bench; then BACKENDBENCH_FLUSH=
+  // write|read, BACKENDBENCH_FLUSH_MIB and BACKENDBENCH_BATCH_PAIRS override single fields.
+  static SamplingLayout from_environment();
 };
 
 // A speedup above this is flagged (counter speedup_review): check the kernel does the work.
