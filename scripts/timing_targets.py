@@ -22,6 +22,7 @@ builds the torchbench suite for those operators, then prints four numbers:
 
 Usage: scripts/timing_targets.py [--build-dir build-timing] [--traces DIR] [--measurements FILE]
        [--cmake-arg=-DX=Y ...] [--jobs N] [--skip-build] [--do-bench-cache FILE] [--label TEXT]
+       [--out-dir DIR] [--only-agreement] [--null-test OPS]
 
 Agreement is printed twice: for the default sampling layout, and for BACKENDBENCH_LAYOUT=do_bench,
 which copies do_bench's (timing.h). Other layouts come from the environment (BACKENDBENCH_FLUSH=
@@ -49,8 +50,8 @@ def display(op_trace_name):  # aten.relu.default -> relu.default
     return op_trace_name.split(".", 1)[1]
 
 
-def bench_summary(build_dir, backends, path, environment=None):
-    pattern = "^torchbench/(" + "|".join(OPS) + r")\.[A-Za-z_]+/[^/]+/(" + "|".join(backends) + ")/"
+def bench_summary(build_dir, backends, path, environment=None, operators=OPS):
+    pattern = "^torchbench/(" + "|".join(operators) + r")\.[A-Za-z_]+/[^/]+/(" + "|".join(backends) + ")/"
     started = time.time()
     calibration = ["--backendbench_calibration"] if any(b != "aten" for b in backends) else []
     run([os.path.join(build_dir, "bench"), f"--benchmark_filter={pattern}", f"--backendbench_summary={path}",
@@ -109,6 +110,8 @@ def main():
     parser.add_argument("--skip-build", action="store_true", help="use the build directory as it is")
     parser.add_argument("--do-bench-cache", help="JSON file of live do_bench times: read if present, else written")
     parser.add_argument("--label", default="run", help="names this run in the one-line result printed last")
+    parser.add_argument("--null-test", metavar="OPS",
+                        help="instead: self-consistency of aten_self on these comma-separated operators")
     parser.add_argument("--only-agreement", action="store_true", help="time the aten backend only, for agreement")
     parser.add_argument("--out-dir", default="/tmp", help="where the bench summaries (<label>_*.json) go")
     options = parser.parse_args()
@@ -116,16 +119,34 @@ def main():
     with open(options.measurements) as handle:
         reference = json.load(handle)
     wanted = {(case["op"], case["args"]): case for case in reference["cases"]}
+    if options.null_test:
+        return null_test(options)
     if not options.skip_build:
-        build(options)
+        build(options, options.build_dir, OPS)
     return measure(options, reference, wanted)
 
 
-def build(options):
-    run(["cmake", "-S", ROOT, "-B", options.build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-         "-DBACKENDBENCH_SUITES=torchbench", "-DBACKENDBENCH_BUILD_TESTS=OFF", f"-DBACKENDBENCH_OPS={','.join(OPS)}",
-         f"-DBACKENDBENCH_TORCHBENCH_TRACES={options.traces}"] + options.cmake_arg, stdout=subprocess.DEVNULL)
-    run(["cmake", "--build", options.build_dir], stdout=subprocess.DEVNULL)
+def build(options, build_dir, ops, extra=()):
+    run(["cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+         "-DBACKENDBENCH_SUITES=torchbench", "-DBACKENDBENCH_BUILD_TESTS=OFF", f"-DBACKENDBENCH_OPS={','.join(ops)}",
+         f"-DBACKENDBENCH_TORCHBENCH_TRACES={options.traces}"] + list(extra) + options.cmake_arg, stdout=subprocess.DEVNULL)
+    run(["cmake", "--build", build_dir], stdout=subprocess.DEVNULL)
+
+
+def null_test(options):
+    """Self-consistency on other operators: their 10 largest and 10 smallest TorchBench inputs."""
+    ops = options.null_test.split(",")
+    build_dir = options.build_dir + "-null"
+    if not options.skip_build:
+        build(options, build_dir, ops, ["-DBACKENDBENCH_TOPN=10", "-DBACKENDBENCH_BOTTOMN=10"])
+    cases, seconds = bench_summary(build_dir, ["aten_self"], os.path.join(options.out_dir, options.label + "_null.json"),
+                                   operators=ops)
+    speedups = [case["speedup"] for case in cases if case["backend"] == "aten_self" and case["correct"]]
+    within = sum(0.97 <= s <= 1.03 for s in speedups)
+    print(f"RESULT {options.label} | null test on {','.join(ops)}: {within}/{len(speedups)} = "
+          f"{100 * within / max(1, len(speedups)):.1f} % of aten_self speedups in [0.97, 1.03], "
+          f"min {min(speedups):.3f} max {max(speedups):.3f}, {seconds:.1f} s")
+    return 0
 
 
 def measure(options, reference, wanted):
