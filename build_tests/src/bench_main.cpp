@@ -24,6 +24,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "backendbench/checks.h"
@@ -211,6 +212,12 @@ int main(int argc, char** argv) {
   using namespace backendbench;
   const bool calibration = take_flag(argc, argv, "backendbench_calibration").has_value();
   const std::string summary_path = take_flag(argc, argv, "backendbench_summary").value_or("");
+  try {
+    (void)SamplingLayout::from_environment();  // a bad setting stops the run before any sample
+  } catch (const std::invalid_argument& error) {
+    std::cerr << error.what() << "\n";
+    return 2;
+  }
   register_benchmarks(calibration);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <stdexcept>
+#include <string>
 
 namespace backendbench {
 namespace {
@@ -103,9 +105,22 @@ SamplingLayout SamplingLayout::do_bench() {
 }
 
 SamplingLayout SamplingLayout::from_environment() {
-  const char* named = std::getenv("BACKENDBENCH_LAYOUT");
-  SamplingLayout layout = named && std::string(named) == "do_bench" ? do_bench() : SamplingLayout();
+  auto invalid = [](const char* name, const std::string& value, const char* expected) {
+    return std::invalid_argument(std::string("error: environment variable ") + name + "='" + value +
+                                 "' is not a sampling layout setting; expected " + expected);
+  };
+  SamplingLayout layout;
+  if (const char* named = std::getenv("BACKENDBENCH_LAYOUT")) {
+    if (std::string(named) == "do_bench") {
+      layout = do_bench();
+    } else if (std::string(named) != "default") {
+      throw invalid("BACKENDBENCH_LAYOUT", named, "'default' or 'do_bench'");
+    }
+  }
   if (const char* flush = std::getenv("BACKENDBENCH_FLUSH")) {
+    if (std::string(flush) != "read" && std::string(flush) != "write") {
+      throw invalid("BACKENDBENCH_FLUSH", flush, "'read' or 'write'");
+    }
     layout.flush = std::string(flush) == "write" ? Flush::kWrite : Flush::kRead;
   }
   layout.flush_bytes = static_cast<int64_t>(environment_number("BACKENDBENCH_FLUSH_MIB", layout.flush_bytes >> 20)) << 20;

@@ -525,6 +525,55 @@ TEST(Timing, InterleavedSpeedupOnTheCpu) {
   EXPECT_GT(pair.speedup(), 0.1);
 }
 
+TEST(Timing, BatchesAreLedByEachSideInTurn) {
+  StoppingRule rule;
+  rule.min_samples = rule.max_samples = 8;  // two batches of four pairs
+  SamplingLayout layout;
+  layout.batch_pairs = 4;
+  Timer timer(c10::Device(c10::kCPU), rule, layout);
+  std::string order;
+  auto reference = [&](Timer::Inputs) { order += 'R'; return Timer::Inputs{}; };
+  auto kernel = [&](Timer::Inputs) { order += 'K'; return Timer::Inputs{}; };
+  const PairedSamples pair = timer.sample_interleaved([] { return Timer::Inputs{}; }, reference, kernel);
+  EXPECT_EQ(order, "RKKRRKKR" "KRRKKRRK");
+  EXPECT_EQ(pair.ratios.size(), 8u);
+}
+
+TEST(Timing, SamplingLayoutFromTheEnvironment) {
+  const char* variables[] = {"BACKENDBENCH_LAYOUT", "BACKENDBENCH_FLUSH", "BACKENDBENCH_FLUSH_MIB",
+                             "BACKENDBENCH_BATCH_PAIRS"};
+  for (const char* name : variables) unsetenv(name);
+  const SamplingLayout standard = SamplingLayout::from_environment();
+  EXPECT_EQ(standard.flush, SamplingLayout::Flush::kRead);
+  EXPECT_EQ(standard.flush_bytes, int64_t{128} << 20);
+  EXPECT_EQ(standard.batch_pairs, 4);
+  setenv("BACKENDBENCH_LAYOUT", "do_bench", 1);
+  const SamplingLayout copied = SamplingLayout::from_environment();
+  EXPECT_EQ(copied.flush, SamplingLayout::Flush::kWrite);
+  EXPECT_EQ(copied.flush_bytes, int64_t{256} << 20);
+  EXPECT_EQ(copied.batch_pairs, 64);
+  setenv("BACKENDBENCH_BATCH_PAIRS", "8", 1);  // a single field on top of the named layout
+  setenv("BACKENDBENCH_FLUSH", "read", 1);
+  const SamplingLayout mixed = SamplingLayout::from_environment();
+  EXPECT_EQ(mixed.batch_pairs, 8);
+  EXPECT_EQ(mixed.flush, SamplingLayout::Flush::kRead);
+  EXPECT_EQ(mixed.flush_bytes, int64_t{256} << 20);
+  setenv("BACKENDBENCH_FLUSH", "clean", 1);
+  EXPECT_THROW(
+      {
+        try {
+          SamplingLayout::from_environment();
+        } catch (const std::invalid_argument& error) {
+          EXPECT_STREQ(error.what(),
+                       "error: environment variable BACKENDBENCH_FLUSH='clean' is not a sampling layout setting; "
+                       "expected 'read' or 'write'");
+          throw;
+        }
+      },
+      std::invalid_argument);
+  for (const char* name : variables) unsetenv(name);
+}
+
 #if __has_include(<c10/cuda/CUDAStream.h>) && __has_include(<cuda_runtime_api.h>)
 // A "kernel" that does its work on a side stream: events on the current stream miss it; the
 // hidden-work guard must not.

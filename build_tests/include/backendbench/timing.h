@@ -77,6 +77,7 @@ struct SamplingLayout {
   static SamplingLayout do_bench();
   // The default, or do_bench() with BACKENDBENCH_LAYOUT=do_bench; then BACKENDBENCH_FLUSH=
   // write|read, BACKENDBENCH_FLUSH_MIB and BACKENDBENCH_BATCH_PAIRS override single fields.
+  // Throws std::invalid_argument, naming the variable and the accepted values, on others.
   static SamplingLayout from_environment();
 };
 
