@@ -29,6 +29,7 @@
 
 #include "backendbench/checks.h"
 #include "backendbench/harness.h"
+#include "backendbench/operator_policies.h"
 #include "backendbench/roofline.h"
 #include "backendbench/scores.h"
 #include "backendbench/timing.h"
@@ -92,6 +93,7 @@ void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSp
   } catch (const std::exception& error) {
     return skip(state, error.what());
   }
+  if (auto reason = device_cost_limitation(op->display, device, inputs)) return skip(state, *reason);
   // In-place operators write their inputs: each call gets fresh copies, made outside the timed
   // region, so every sample sees the same values.
   const bool writes_inputs = !written_arguments(handle.schema()).empty();

@@ -1,9 +1,15 @@
 // Operator policies; see operator_policies.h. Each row says why.
 #include "backendbench/operator_policies.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <vector>
+
+#include "backendbench/harness.h"
+#include "backendbench/roofline.h"
 
 namespace backendbench {
 namespace {
@@ -55,6 +61,30 @@ std::optional<std::string> device_limitation(const std::string& op_display, cons
     }
   }
   return std::nullopt;
+}
+
+std::optional<std::string> device_cost_limitation(const std::string& op_display, c10::Device device,
+                                                  const std::vector<c10::IValue>& inputs) {
+  // The operators matrix_flops counts: GEMMs and convolutions.
+  static const std::set<std::string> kMatrixOperators = {"mm.default",          "addmm.default",
+                                                         "bmm.default",         "baddbmm.default",
+                                                         "convolution.default", "convolution_backward.default"};
+  if (!device.is_cpu() || kMatrixOperators.count(op_display) == 0) return std::nullopt;
+  const std::vector<at::Tensor> tensors = tensors_in(inputs);
+  const bool half = std::any_of(tensors.begin(), tensors.end(),
+                                [](const at::Tensor& t) { return t.defined() && t.scalar_type() == at::kHalf; });
+  if (!half) return std::nullopt;
+  const char* configured = std::getenv("BACKENDBENCH_CPU_F16_GFLOP_LIMIT");
+  const double limit = configured ? std::atof(configured) : kCpuHalfGflopLimit;
+  const double gflop = matrix_flops(op_display, inputs) / 1e9;
+  if (limit <= 0 || gflop <= limit) return std::nullopt;
+  std::ostringstream reason;
+  reason << "f16 " << (op_display.rfind("convolution", 0) == 0 ? "convolution" : "matrix product") << " of " << gflop
+         << " GFLOP per call, over the CPU limit of " << limit
+         << " GFLOP (BACKENDBENCH_CPU_F16_GFLOP_LIMIT; 0 runs every case): where the CPU has no f16 arithmetic, ATen "
+            "computes these at about 3 GFLOP/s per core (measured on an AMD EPYC without AVX512-FP16), so the case "
+            "would take minutes; it is checked on CUDA";
+  return reason.str();
 }
 
 std::vector<size_t> undefined_outputs(const std::string& op_display) {

@@ -34,15 +34,31 @@ double matmul_flops(const std::string& op, const std::vector<c10::IValue>& input
   return 0;
 }
 
+// Elements of a convolution's output, from its arguments (input, weight, bias, stride,
+// padding, dilation, transposed, ...): the usual size formula per spatial dimension.
+double convolution_output_elements(const std::vector<c10::IValue>& inputs) {
+  const at::Tensor& input = inputs.at(0).toTensor();
+  const at::Tensor& weight = inputs.at(1).toTensor();
+  const std::vector<int64_t> stride = inputs.at(3).toIntVector(), padding = inputs.at(4).toIntVector(),
+                             dilation = inputs.at(5).toIntVector();
+  auto at_dim = [](const std::vector<int64_t>& values, size_t d) { return values.size() == 1 ? values[0] : values.at(d); };
+  double elements = static_cast<double>(input.size(0) * weight.size(0));
+  for (int64_t d = 2; d < input.dim(); ++d) {
+    const size_t s = static_cast<size_t>(d - 2);
+    const int64_t extent = input.size(d) + 2 * at_dim(padding, s) - at_dim(dilation, s) * (weight.size(d) - 1) - 1;
+    elements *= static_cast<double>(std::max<int64_t>(0, extent / at_dim(stride, s) + 1));
+  }
+  return elements;
+}
+
 // 2 × multiply-adds: each element of the larger activation side meets weight.numel()/weight.size(0) weights.
-double convolution_flops(const std::string& op, const std::vector<c10::IValue>& inputs,
-                         const std::vector<c10::IValue>& outputs) {
+double convolution_flops(const std::string& op, const std::vector<c10::IValue>& inputs) {
   if (op == "convolution.default") {
     const at::Tensor& input = inputs.at(0).toTensor();
     const at::Tensor& weight = inputs.at(1).toTensor();
     const bool transposed = inputs.at(6).toBool();
     const double per_element = static_cast<double>(weight.numel() / weight.size(0));
-    const double elements = static_cast<double>(transposed ? input.numel() : outputs.at(0).toTensor().numel());
+    const double elements = transposed ? static_cast<double>(input.numel()) : convolution_output_elements(inputs);
     return 2 * elements * per_element;
   }
   if (op == "convolution_backward.default") {
@@ -57,6 +73,14 @@ double convolution_flops(const std::string& op, const std::vector<c10::IValue>& 
 }
 
 }  // namespace
+
+double matrix_flops(const std::string& op_display, const std::vector<c10::IValue>& inputs) {
+  try {
+    return matmul_flops(op_display, inputs) + convolution_flops(op_display, inputs);
+  } catch (const std::exception&) {
+    return 0;  // an argument not of the expected form
+  }
+}
 
 Work work_of(const std::string& op_display, const std::vector<c10::IValue>& inputs,
              const std::vector<c10::IValue>& outputs) {
@@ -77,11 +101,7 @@ Work work_of(const std::string& op_display, const std::vector<c10::IValue>& inpu
     work.bytes += static_cast<double>(tensor.numel()) * static_cast<double>(tensor.element_size());
     output_elements = std::max(output_elements, static_cast<double>(tensor.numel()));
   }
-  try {
-    work.flops = matmul_flops(op_display, inputs) + convolution_flops(op_display, inputs, outputs);
-  } catch (const std::exception&) {
-    work.flops = 0;  // an argument not of the expected form: fall back to elements
-  }
+  work.flops = matrix_flops(op_display, inputs);
   if (work.flops == 0) work.flops = std::max(input_elements, output_elements);
   return work;
 }

@@ -627,6 +627,43 @@ TEST(Roofline, BytesAndFlops) {
   EXPECT_DOUBLE_EQ(add.bytes, 4.0 * (32 + 8 + 32));
 }
 
+TEST(Roofline, ConvolutionFlopsFromTheInputsAlone) {
+  // Stride, padding and dilation differ per dimension; groups 2: each output meets 4/2 × 3 × 2 weights.
+  const at::Tensor input = at::randn({2, 4, 11, 9}), weight = at::randn({6, 2, 3, 2});
+  const std::vector<c10::IValue> arguments = {input, weight, c10::IValue(), std::vector<int64_t>{2, 1},
+                                              std::vector<int64_t>{1, 0}, std::vector<int64_t>{1, 2},
+                                              false, std::vector<int64_t>{0, 0}, 2};
+  const at::Tensor output = at::convolution(input, weight, {}, {2, 1}, {1, 0}, {1, 2}, false, {0, 0}, 2);
+  EXPECT_DOUBLE_EQ(matrix_flops("convolution.default", arguments), 2.0 * output.numel() * 2 * 3 * 2);
+  std::vector<c10::IValue> transposed = arguments;
+  transposed[1] = at::randn({4, 3, 3, 2});
+  transposed[6] = true;
+  EXPECT_DOUBLE_EQ(matrix_flops("convolution.default", transposed), 2.0 * input.numel() * 3 * 3 * 2);
+  EXPECT_EQ(matrix_flops("relu.default", {input}), 0);
+}
+
+TEST(Policies, CpuHalfPrecisionMatrixProductsOverTheLimitAreSkipped) {
+  unsetenv("BACKENDBENCH_CPU_F16_GFLOP_LIMIT");
+  auto square = [](int64_t n, at::ScalarType dtype) {
+    return std::vector<c10::IValue>{at::empty({n, n}, dtype), at::empty({n, n}, dtype)};
+  };
+  const c10::Device cpu(c10::kCPU), cuda(c10::kCUDA, 0);
+  const auto big = device_cost_limitation("mm.default", cpu, square(1024, at::kHalf));  // 2.1 GFLOP
+  ASSERT_TRUE(big.has_value());
+  EXPECT_NE(big->find("f16 matrix product of 2.14748 GFLOP per call, over the CPU limit of 2 GFLOP"), std::string::npos)
+      << *big;
+  EXPECT_FALSE(device_cost_limitation("mm.default", cpu, square(1000, at::kHalf)));  // 2.0 GFLOP: at the limit
+  EXPECT_FALSE(device_cost_limitation("mm.default", cpu, square(1024, at::kFloat)));
+  EXPECT_FALSE(device_cost_limitation("mm.default", cpu, square(1024, at::kBFloat16)));
+  EXPECT_FALSE(device_cost_limitation("mm.default", cuda, square(1024, at::kHalf)));
+  EXPECT_FALSE(device_cost_limitation("add.Tensor", cpu, square(1024, at::kHalf)));
+  setenv("BACKENDBENCH_CPU_F16_GFLOP_LIMIT", "0", 1);
+  EXPECT_FALSE(device_cost_limitation("mm.default", cpu, square(1024, at::kHalf)));
+  setenv("BACKENDBENCH_CPU_F16_GFLOP_LIMIT", "1", 1);
+  EXPECT_TRUE(device_cost_limitation("mm.default", cpu, square(1000, at::kHalf)));
+  unsetenv("BACKENDBENCH_CPU_F16_GFLOP_LIMIT");
+}
+
 TEST(Roofline, PeaksOfKnownDevices) {
   const Peaks h200 = peaks_for_device_name("NVIDIA H200", at::kBFloat16);
   EXPECT_DOUBLE_EQ(h200.bytes_per_second, 4.8e12);

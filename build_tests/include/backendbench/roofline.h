@@ -14,6 +14,10 @@ struct Work {
   double flops = 0;  // matmul and convolution: 2 per multiply-add; other operators: 1 per element of the largest tensor
   at::ScalarType dtype = at::kFloat;  // of the first floating input: which compute peak applies
 };
+// FLOPs of matrix products (mm, addmm, bmm, baddbmm) and convolutions (forward, backward) from
+// their inputs alone: 2 per multiply-add. 0 for other operators.
+double matrix_flops(const std::string& op_display, const std::vector<c10::IValue>& inputs);
+
 Work work_of(const std::string& op_display, const std::vector<c10::IValue>& inputs,
              const std::vector<c10::IValue>& outputs);
 
