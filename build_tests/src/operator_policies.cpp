@@ -2,6 +2,7 @@
 #include "backendbench/operator_policies.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <regex>
 #include <set>
@@ -78,12 +79,14 @@ std::optional<std::string> device_cost_limitation(const std::string& op_display,
   const double limit = configured ? std::atof(configured) : kCpuHalfGflopLimit;
   const double gflop = matrix_flops(op_display, inputs) / 1e9;
   if (limit <= 0 || gflop <= limit) return std::nullopt;
+  constexpr double kCpuHalfGflopPerSecond = 3;
   std::ostringstream reason;
   reason << "f16 " << (op_display.rfind("convolution", 0) == 0 ? "convolution" : "matrix product") << " of " << gflop
          << " GFLOP per call, over the CPU limit of " << limit
          << " GFLOP (BACKENDBENCH_CPU_F16_GFLOP_LIMIT; 0 runs every case): where the CPU has no f16 arithmetic, ATen "
-            "computes these at about 3 GFLOP/s per core (measured on an AMD EPYC without AVX512-FP16), so the case "
-            "would take minutes; it is checked on CUDA";
+            "computes these at about "
+         << kCpuHalfGflopPerSecond << " GFLOP/s per core (measured on an AMD EPYC without AVX512-FP16), about "
+         << std::lround(gflop / kCpuHalfGflopPerSecond) << " s per call; it is checked on CUDA";
   return reason.str();
 }
 
