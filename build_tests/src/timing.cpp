@@ -123,7 +123,8 @@ SamplingLayout SamplingLayout::from_environment() {
     }
     layout.flush = std::string(flush) == "write" ? Flush::kWrite : Flush::kRead;
   }
-  layout.flush_bytes = static_cast<int64_t>(environment_number("BACKENDBENCH_FLUSH_MIB", layout.flush_bytes >> 20)) << 20;
+  const double mebibytes = environment_number("BACKENDBENCH_FLUSH_MIB", static_cast<double>(layout.flush_bytes >> 20));
+  layout.flush_bytes = std::max<int64_t>(1, static_cast<int64_t>(mebibytes)) << 20;
   layout.batch_pairs = std::max(1, static_cast<int>(environment_number("BACKENDBENCH_BATCH_PAIRS", layout.batch_pairs)));
   return layout;
 }

@@ -1,10 +1,10 @@
 // How ./bench measures: samples of one call on its device, the reference and a kernel
 // interleaved on the same inputs, and a noise-based rule for when to stop sampling.
 //
-// CUDA: before each sample the L2 cache is flushed (a 128 MiB write, which also keeps the GPU
-// busy while the host launches the call, so host launch latency stays out); the sample is the
-// time between CUDA events recorded on the current stream around the call. CPU: the wall clock
-// around the call.
+// CUDA: before each sample the L2 cache is flushed (by default a read of 128 MiB, which leaves
+// clean lines and keeps the GPU busy while the host launches the call, so host launch latency
+// stays out; SamplingLayout); the sample is the time between CUDA events recorded on the
+// current stream around the call. CPU: the wall clock around the call.
 #pragma once
 
 #include <ATen/ATen.h>
