@@ -66,18 +66,14 @@ std::optional<std::string> device_limitation(const std::string& op_display, cons
 
 std::optional<std::string> device_cost_limitation(const std::string& op_display, c10::Device device,
                                                   const std::vector<c10::IValue>& inputs) {
-  // The operators matrix_flops counts: GEMMs and convolutions.
-  static const std::set<std::string> kMatrixOperators = {"mm.default",          "addmm.default",
-                                                         "bmm.default",         "baddbmm.default",
-                                                         "convolution.default", "convolution_backward.default"};
-  if (!device.is_cpu() || kMatrixOperators.count(op_display) == 0) return std::nullopt;
+  if (!device.is_cpu()) return std::nullopt;
   const std::vector<at::Tensor> tensors = tensors_in(inputs);
   const bool half = std::any_of(tensors.begin(), tensors.end(),
                                 [](const at::Tensor& t) { return t.defined() && t.scalar_type() == at::kHalf; });
   if (!half) return std::nullopt;
   const char* configured = std::getenv("BACKENDBENCH_CPU_F16_GFLOP_LIMIT");
   const double limit = configured ? std::atof(configured) : kCpuHalfGflopLimit;
-  const double gflop = matrix_flops(op_display, inputs) / 1e9;
+  const double gflop = matrix_flops(op_display, inputs) / 1e9;  // 0 for any operator but GEMMs and convolutions
   if (limit <= 0 || gflop <= limit) return std::nullopt;
   constexpr double kCpuHalfGflopPerSecond = 3;
   std::ostringstream reason;

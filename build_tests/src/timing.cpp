@@ -132,13 +132,12 @@ SamplingLayout SamplingLayout::from_environment() {
 Timer::Timer(c10::Device device, StoppingRule rule, SamplingLayout layout)
     : device_(device), rule_(rule), layout_(layout) {
   if (device_.is_cuda()) {
-    // Twice the L2 of current GPUs (H200: 60 MiB) by default: passing over it evicts the
+    // By default twice the L2 of current GPUs (H200: 60 MiB): passing over it evicts the
     // inputs, and keeps the GPU busy while the host launches the call, so launch latency
-    // stays out.
-    // The read flush sums int32 into int64, which the GPU does more slowly than a float sum:
-    // long enough that the host stays ahead while it queues the next call. On the H200 a
-    // float sum let launch latency into small kernels' first samples (self-consistency 88.7 %
-    // against 100 %).
+    // stays out. The buffer is int32 because the read flush then sums into int64, which the
+    // GPU does more slowly than a float sum: long enough for the host to stay ahead. On the
+    // H200 a float sum let launch latency into small kernels' first samples
+    // (self-consistency 88.7 % against 100 %).
     const at::TensorOptions options = at::TensorOptions().dtype(at::kInt).device(device_);
     l2_flush_ = at::zeros({layout_.flush_bytes / 4}, options);
     flush_sink_ = at::empty({}, options.dtype(at::kLong));
