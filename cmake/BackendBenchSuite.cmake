@@ -46,16 +46,19 @@ endfunction()
 
 # The OpInfo suite's trace file, exported at build time from the installed torch's op_db by
 # generator/opinfo/export_opinfo.py (OpInfo samples, values included, per traced ATen overload).
+# OPS (the BACKENDBENCH_OPS selection) limits the export to those operators, so a build that
+# selects a few operators does not run every OpInfo.
 function(backendbench_opinfo_traces out_var)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "DTYPES" "")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "DTYPES;OPS" "")
+  string(REPLACE ";" "," ops "${ARG_OPS}")
   find_package(Python3 COMPONENTS Interpreter REQUIRED)
   set(script "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../generator/opinfo/export_opinfo.py")
   set(output "${BACKENDBENCH_GENERATED_DIR}/opinfo_traces/opinfo.txt")
   add_custom_command(
     OUTPUT "${output}"
-    COMMAND "${Python3_EXECUTABLE}" "${script}" --output "${output}" --dtypes "${ARG_DTYPES}"
+    COMMAND "${Python3_EXECUTABLE}" "${script}" --output "${output}" --dtypes "${ARG_DTYPES}" --ops "${ops}"
     DEPENDS "${script}"
-    COMMENT "Exporting OpInfo sample inputs (${ARG_DTYPES}) from the installed torch"
+    COMMENT "Exporting OpInfo sample inputs (${ARG_DTYPES}; operators: ${ops}) from the installed torch"
     VERBATIM)
   set(${out_var} "${output}" PARENT_SCOPE)
 endfunction()

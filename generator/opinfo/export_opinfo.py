@@ -11,9 +11,16 @@ reason, when it dispatches zero or several operators, is not deterministic (two 
 copies of the same inputs differ), or holds values the trace language cannot write (complex
 numbers, generators, tensors over --max-elements).
 
-The output starts with a comment naming the torch version, dtypes and counts.
+With --ops (the build's BACKENDBENCH_OPS: exact overloads such as add.Tensor, or base names such
+as add, which select every overload of that base), only samples of the selected ATen overloads
+are written, and only OpInfos that can give them are run: those whose name (or ATen name, or an
+alias) is a selected base, and those whose first sample, run on the first dtype, dispatches an
+operator of a selected base. The first sample alone decides for the others; OpInfos are
+otherwise not run at all, which is what makes a selection cheap.
 
-Usage: export_opinfo.py --output opinfo.txt [--dtypes bf16,f16,f32] [--ops add,relu] [--max-elements N]
+The output starts with a comment naming the torch version, dtypes, selection and counts.
+
+Usage: export_opinfo.py --output opinfo.txt [--dtypes bf16,f16,f32] [--ops add.Tensor,relu] [--max-elements N]
 """
 import argparse
 import collections
@@ -133,11 +140,61 @@ def same_results(a, b):
     return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
 
+def trace_name_of(func):
+    """aten.add.Tensor, aten.relu.default: the trace spelling of a dispatched ATen overload."""
+    name = func.name()  # aten::add.Tensor
+    trace_name = name.replace("::", ".")
+    if "." not in name.split("::", 1)[1]:
+        trace_name += ".default"
+    return trace_name
+
+
+class OperatorSelection:
+    """--ops, with the generator's filter rule (model::matches_filter): an exact overload selects
+    that overload; a base name selects every overload whose base is exactly that name."""
+
+    def __init__(self, text):
+        self.filters = [f[len("aten."):] if f.startswith("aten.") else f
+                        for f in text.replace(";", ",").split(",") if f.strip()]
+        self.bases = {f.split(".")[0] for f in self.filters}
+        self.first_sample_decided = {}  # OpInfo name -> whether its first sample dispatches a selected base
+
+    def selects(self, trace_name):
+        if not self.filters:
+            return True
+        display = trace_name.split(".", 1)[1]  # add.Tensor
+        return any(display == f if "." in f else display.split(".")[0] == f for f in self.filters)
+
+    def may_give(self, op, dtype, recorder_type):
+        if not self.filters:
+            return True
+        names = {op.name, op.name.split(".")[-1], getattr(op, "aten_name", None) or ""}
+        names |= {alias.name for alias in getattr(op, "aliases", ())}
+        if names & self.bases:
+            return True
+        if op.name not in self.first_sample_decided:
+            import torch
+            decided = False
+            torch.manual_seed(0)
+            try:
+                sample = next(iter(op.sample_inputs("cpu", dtype)))
+                recorder = recorder_type()
+                with recorder:
+                    op.op(sample.input, *sample.args, **sample.kwargs)
+                decided = any(trace_name_of(func).split(".")[1] in self.bases for func, _, _ in recorder.calls)
+            except Exception:
+                decided = False
+            self.first_sample_decided[op.name] = decided
+        return self.first_sample_decided[op.name]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", required=True)
     parser.add_argument("--dtypes", default="bf16,f16,f32")
-    parser.add_argument("--ops", default="", help="OpInfo names to export (comma list; default: all)")
+    parser.add_argument("--ops", default="",
+                        help="ATen overloads (add.Tensor, aten.add.Tensor) or base names (add) to export, "
+                             "comma- or ;-separated (default: all)")
     parser.add_argument("--max-elements", type=int, default=4096)
     options = parser.parse_args()
 
@@ -156,7 +213,7 @@ def main():
             self.calls.append((func, clone_tree(args), clone_tree(kwargs)))
             return func(*args, **kwargs)
 
-    wanted = {name for name in options.ops.split(",") if name}
+    selection = OperatorSelection(options.ops)
     cases = collections.OrderedDict()  # trace name -> ordered set of argument texts
     skipped = collections.Counter()
     for dtype_name in options.dtypes.split(","):
@@ -165,9 +222,10 @@ def main():
             # BackendBench's selection: plain and nn.functional names, not nonzero_static.
             if ("." in op.name and "nn.functional" not in op.name) or op.name == "nonzero_static":
                 continue
-            if wanted and op.name not in wanted:
-                continue
             if dtype not in op.supported_dtypes("cpu"):
+                continue
+            if not selection.may_give(op, dtype, Recorder):
+                skipped["OpInfo not selected (--ops)"] += 1
                 continue
             torch.manual_seed(0)  # OpInfo draws sample values at random: the same file every run
             try:
@@ -208,16 +266,16 @@ def main():
                 if not deterministic:
                     skipped["not deterministic"] += 1
                     continue
-                name = func.name()  # aten::add.Tensor
-                trace_name = name.replace("::", ".")
-                if "." not in name.split("::", 1)[1]:
-                    trace_name += ".default"
+                trace_name = trace_name_of(func)
+                if not selection.selects(trace_name):
+                    skipped["dispatched an operator not selected (--ops)"] += 1
+                    continue
                 cases.setdefault(trace_name, collections.OrderedDict())[text] = None
 
     total = sum(len(texts) for texts in cases.values())
     lines = [
         f"# OpInfo sample inputs exported from torch {torch.__version__} by generator/opinfo/export_opinfo.py",
-        f"# dtypes: {options.dtypes}; {len(cases)} ATen operators, {total} distinct cases; samples left out:",
+        f"# dtypes: {options.dtypes}; operators: {options.ops or 'all'}; {len(cases)} ATen operators, {total} distinct cases; samples left out:",
     ]
     for reason, count in sorted(skipped.items(), key=lambda item: -item[1]):
         lines.append(f"#   {count} {reason}")
