@@ -33,7 +33,7 @@
 #include "backendbench/roofline.h"
 #include "backendbench/scores.h"
 #include "backendbench/timing.h"
-#include "model/naming.h"
+#include "language/naming.h"
 
 namespace backendbench {
 namespace {
@@ -171,9 +171,9 @@ void register_benchmarks(bool calibration) {
   for (const OperatorSpec* op : registered_operators()) {
     for (size_t c = 0; c < op->case_count; ++c) {
       const CaseSpec* spec = &op->cases[c];
-      const model::OperatorName name = *model::OperatorName::from_user(op->display);
+      const naming::OperatorName name = *naming::OperatorName::from_user(op->display);
       auto add = [&](const std::string& backend_name, const VariantSpec* variant, Backend backend) {
-        const std::string benchmark = model::benchmark_name(op->suite, name, spec->name, backend_name);
+        const std::string benchmark = naming::benchmark_name(op->suite, name, spec->name, backend_name);
         benchmark::RegisterBenchmark(benchmark.c_str(), run_benchmark, op, spec, variant, backend, backend_name)
             ->UseManualTime()
             ->Iterations(1)

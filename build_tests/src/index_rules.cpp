@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "model/naming.h"
+#include "language/naming.h"
 
 namespace backendbench {
 namespace {
@@ -61,7 +61,7 @@ const std::vector<IndexRule>& index_rules() {
 std::string display_name(const c10::FunctionSchema& schema) {
   const std::string& name = schema.name();  // aten::relu
   const size_t separator = name.find("::");
-  const model::OperatorName op{name.substr(0, separator), name.substr(separator + 2),
+  const naming::OperatorName op{name.substr(0, separator), name.substr(separator + 2),
                                schema.overload_name().empty() ? "default" : schema.overload_name()};
   return op.display();
 }

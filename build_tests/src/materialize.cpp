@@ -11,8 +11,8 @@
 
 #include "backendbench/harness.h"
 #include "backendbench/index_rules.h"
-#include "parse/parser.h"
-#include "parse/printer.h"
+#include "language/parser.h"
+#include "language/printer.h"
 
 namespace backendbench {
 namespace {

@@ -12,7 +12,7 @@
 #endif
 
 #include "backendbench/harness.h"
-#include "parse/syntax.h"
+#include "language/syntax.h"
 
 namespace backendbench {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "emit/emitter.h"
 #include "model/model.h"
-#include "parse/parser.h"
-#include "parse/printer.h"
+#include "language/parser.h"
+#include "language/printer.h"
 #include "schema/torch_schema.h"
 
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "parse/diagnostic.h"
+#include "language/diagnostic.h"
 
 namespace backendbench::emit {
 namespace {

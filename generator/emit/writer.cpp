@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "parse/diagnostic.h"
+#include "language/diagnostic.h"
 
 namespace backendbench::emit {
 namespace fs = std::filesystem;

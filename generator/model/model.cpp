@@ -8,8 +8,8 @@
 #include <map>
 #include <set>
 
-#include "parse/diagnostic.h"
-#include "parse/printer.h"
+#include "language/diagnostic.h"
+#include "language/printer.h"
 
 namespace backendbench::model {
 namespace fs = std::filesystem;

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "model/naming.h"
+#include "language/naming.h"
 #include "model/schema.h"
-#include "parse/syntax.h"
+#include "language/syntax.h"
 
 namespace backendbench::model {
 

@@ -7,9 +7,24 @@
 #include <string>
 #include <vector>
 
-#include "model/naming.h"
+#include "language/naming.h"
 
 namespace backendbench::model {
+
+// The model speaks the language library's names (naming.h owns them).
+using naming::OperatorName;
+using naming::default_overload;
+using naming::resolve_trace_alias;
+using naming::kernel_function;
+using naming::implementation_stem;
+using naming::implementation_number;
+using naming::variant_name;
+using naming::ctest_name;
+using naming::benchmark_name;
+using naming::gtest_filter;
+using naming::case_name;
+using naming::stable_hash;
+using naming::is_identifier;
 
 struct SchemaArgument {
   std::string name;

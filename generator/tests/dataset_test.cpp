@@ -1,8 +1,8 @@
 // The dataset's JSON form: arrays and JSON Lines, its fields, and one diagnostic per bad record.
 #include <gtest/gtest.h>
 
-#include "parse/parser.h"
-#include "parse/printer.h"
+#include "language/parser.h"
+#include "language/printer.h"
 
 namespace backendbench::parse {
 namespace {

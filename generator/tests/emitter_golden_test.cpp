@@ -10,7 +10,7 @@
 
 #include "emit/emitter.h"
 #include "fake_schemas.h"
-#include "parse/parser.h"
+#include "language/parser.h"
 
 namespace backendbench::emit {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "fake_schemas.h"
 #include "model/model.h"
-#include "parse/diagnostic.h"
-#include "parse/parser.h"
+#include "language/diagnostic.h"
+#include "language/parser.h"
 #include "scratch_directory.h"
 
 namespace backendbench::model {

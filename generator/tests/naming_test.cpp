@@ -3,9 +3,9 @@
 
 #include <set>
 
-#include "model/naming.h"
+#include "language/naming.h"
 
-namespace backendbench::model {
+namespace backendbench::naming {
 namespace {
 
 struct FolderCase {
@@ -121,4 +121,4 @@ TEST(Naming, Identifiers) {
 }
 
 }  // namespace
-}  // namespace backendbench::model
+}  // namespace backendbench::naming

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "parse/parser.h"
-#include "parse/printer.h"
+#include "language/parser.h"
+#include "language/printer.h"
 
 namespace backendbench::parse {
 namespace {

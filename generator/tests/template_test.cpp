@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "emit/template.h"
-#include "parse/diagnostic.h"
+#include "language/diagnostic.h"
 
 namespace backendbench::emit {
 namespace {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace backendbench::model {
+namespace backendbench::naming {
 
 struct OperatorName {
   std::string space = "aten";  // namespace
@@ -57,4 +57,4 @@ std::string case_name(const std::string& tensor_summary, const std::string& cano
 uint64_t stable_hash(const std::string& text);  // FNV-1a 64
 bool is_identifier(const std::string& text);
 
-}  // namespace backendbench::model
+}  // namespace backendbench::naming

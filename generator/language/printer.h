@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "parse/syntax.h"
+#include "language/syntax.h"
 
 namespace backendbench::parse {
 

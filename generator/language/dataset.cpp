@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <map>
 
-#include "parse/parser.h"
+#include "language/parser.h"
 
 namespace backendbench::parse {
 namespace {

@@ -1,5 +1,5 @@
 // Vocabulary of the trace language: dtype abbreviations and torch.* constants.
-#include "parse/syntax.h"
+#include "language/syntax.h"
 
 #include <algorithm>
 #include <set>

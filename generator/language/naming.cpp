@@ -1,12 +1,12 @@
 // Naming rules; see naming.h. Exhaustively tested in generator/tests/naming_test.cpp.
-#include "model/naming.h"
+#include "language/naming.h"
 
 #include <cctype>
 #include <cstdio>
 #include <map>
 #include <vector>
 
-namespace backendbench::model {
+namespace backendbench::naming {
 namespace {
 
 const char* const kOverloadSeparator = "__";
@@ -148,4 +148,4 @@ std::string case_name(const std::string& tensor_summary, const std::string& cano
   return summary + "_" + hash;
 }
 
-}  // namespace backendbench::model
+}  // namespace backendbench::naming

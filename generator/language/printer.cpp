@@ -1,5 +1,5 @@
 // Canonical printer of trace syntax.
-#include "parse/printer.h"
+#include "language/printer.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Formatting of diagnostics.
-#include "parse/diagnostic.h"
+#include "language/diagnostic.h"
 
 namespace backendbench {
 

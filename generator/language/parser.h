@@ -5,8 +5,8 @@
 #include <string_view>
 #include <vector>
 
-#include "parse/diagnostic.h"
-#include "parse/syntax.h"
+#include "language/diagnostic.h"
+#include "language/syntax.h"
 
 namespace backendbench::parse {
 

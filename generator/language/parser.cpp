@@ -1,6 +1,6 @@
 // Recursive-descent parser of trace lines. The grammar is Python-literal syntax restricted
 // to what traces contain; every rejection names the column and what would have been valid.
-#include "parse/parser.h"
+#include "language/parser.h"
 
 #include <cerrno>
 #include <cmath>
