@@ -85,9 +85,10 @@ struct SuiteOptions {
 
 bool matches_filter(const OperatorName& op, const std::string& filter);
 
-// Operators excluded whatever their inputs, with the reason (e.g. random operators: no
-// reference can agree with their output). nullopt for every other operator.
-std::optional<std::string> operator_exclusion(const OperatorName& op);
+// Operators excluded whatever their inputs, with the reason (e.g. random operators, which
+// libtorch tags nondeterministic_seeded: no reference can agree with their output). nullopt
+// for every other operator.
+std::optional<std::string> operator_exclusion(const OperatorName& op, const Schema& schema);
 
 // Builds a suite from parsed traces. Unknown operators throw DiagnosticError at their
 // `Operator:` line (or become exclusions, see SuiteOptions); operators whose schema the

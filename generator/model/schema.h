@@ -41,6 +41,9 @@ struct Schema {
   std::string text;  // aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
   std::vector<SchemaArgument> arguments;
   std::vector<SchemaReturn> returns;
+  // libtorch's nondeterministic_seeded tag: the output is random by design (bernoulli,
+  // dropout, rand_like, ...), so no reference can agree with it.
+  bool random_by_design = false;
 };
 
 // C++ parameter type for a schema argument; nullopt when the harness cannot bind it.

@@ -33,6 +33,7 @@ std::optional<model::Schema> TorchSchemaSource::find(const model::OperatorName& 
     schema.arguments.push_back({argument.name(), type_text(argument), is_write(argument)});
   }
   for (const c10::Argument& value : function.returns()) schema.returns.push_back({type_text(value), is_write(value)});
+  schema.random_by_design = handle->hasTag(at::Tag::nondeterministic_seeded);
   return schema;
 }
 

@@ -28,7 +28,8 @@ class FakeSchemaSource : public model::SchemaSource {
                             {{"self", "Tensor"}, {"dim", "int[]?"}, {"keepdim", "bool"}, {"dtype", "ScalarType?"}},
                             {{"Tensor"}}});
     add("bernoulli_.float", {"aten::bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)",
-                             {{"self", "Tensor", true}, {"p", "float"}, {"generator", "Generator?"}}, {{"Tensor", true}}});
+                             {{"self", "Tensor", true}, {"p", "float"}, {"generator", "Generator?"}}, {{"Tensor", true}},
+                             /*random_by_design=*/true});
     add("align_to.default", {"aten::align_to(Tensor(a) self, Dimname[] names) -> Tensor(a)",
                              {{"self", "Tensor"}, {"names", "Dimname[]"}}, {{"Tensor"}}});
   }

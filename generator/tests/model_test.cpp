@@ -350,8 +350,11 @@ TEST(BuildSuite, RandomOperatorsAreExcludedWithAReason) {
   EXPECT_TRUE(suite.operators.empty());
   ASSERT_EQ(suite.exclusions.size(), 1u);
   EXPECT_EQ(suite.exclusions[0].reason, "random operator: its output is random by design, so no reference can agree with it");
-  EXPECT_FALSE(operator_exclusion(OperatorName{"aten", "relu", "default"}).has_value());
-  EXPECT_EQ(operator_exclusion(OperatorName{"aten", "_cudnn_rnn_backward", "default"}),
+  EXPECT_FALSE(operator_exclusion(OperatorName{"aten", "relu", "default"}, Schema{}).has_value());
+  Schema tagged;
+  tagged.random_by_design = true;  // what TorchSchemaSource reads from the nondeterministic_seeded tag
+  EXPECT_TRUE(operator_exclusion(OperatorName{"aten", "relu", "default"}, tagged).has_value());
+  EXPECT_EQ(operator_exclusion(OperatorName{"aten", "_cudnn_rnn_backward", "default"}, Schema{}),
             "consumes the opaque reserve buffer of the _cudnn_rnn call it differentiates; a trace cannot supply a valid one");
 }
 
