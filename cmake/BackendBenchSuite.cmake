@@ -1,16 +1,20 @@
 # The user-facing build concepts, one function each:
 #   backendbench_add_kernels(DIRECTORY dir [NAME set])
-#                                            kernels under test → one shared library each; a
-#                                            named set (default: "default") serves suites that ask
+#                                            kernels under test → one shared library each, and a
+#                                            manifest listing them that executables load at run
+#                                            time; a named set (default: "default") serves suites
+#                                            that ask
 #   backendbench_add_suite(NAME n TRACES t.. [KERNELS set] [SHARDS k] [OPS o..] [TOPN n] [BOTTOMN n]
 #                          [CASE_TIMEOUT s] [EXCLUDE_UNKNOWN_OPERATORS])
 #                                            a generated gtest executable + CTest entries
 #   backendbench_add_bench()                 ./bench over every suite of the default kernel set
 #   backendbench_torchbench_traces(out_var)  where the TorchBench traces are (fatal if nowhere)
 #
-# Generation runs at build time. Its outputs are fixed per suite (SHARDS files of cases and
-# tests, one CTest include file) and per kernel file, so CMake knows them before the
-# generator runs; CTest reads the entries through TEST_INCLUDE_FILES, as gtest_discover_tests does.
+# Generation runs at build time. Its outputs are fixed per suite (SHARDS files of cases, one
+# CTest include file) and per kernel file, so CMake knows them before the generator runs; CTest
+# reads the entries through TEST_INCLUDE_FILES, as gtest_discover_tests does. Case tables hold
+# no kernels: executables load the kernel libraries a manifest lists, so adding or editing a
+# kernel builds that kernel's library and rewrites the CTest entries, and nothing else.
 include_guard(GLOBAL)
 
 set(BACKENDBENCH_GENERATED_DIR "${CMAKE_BINARY_DIR}/generated")
@@ -18,6 +22,9 @@ set(BACKENDBENCH_RESULTS_DIR "${CMAKE_BINARY_DIR}/results")
 set(_backendbench_templates_dir "${CMAKE_CURRENT_LIST_DIR}/../templates")
 set(_backendbench_expect_script "${CMAKE_CURRENT_LIST_DIR}/ExpectCommand.cmake")
 file(GLOB _backendbench_templates CONFIGURE_DEPENDS "${_backendbench_templates_dir}/*.in")
+# Front-end sources compiled into each executable with its own definitions (its kernel manifest).
+set(_backendbench_kernel_manifest_source "${CMAKE_CURRENT_LIST_DIR}/../build_tests/frontends/kernel_manifest.cpp")
+set(_backendbench_bench_main_source "${CMAKE_CURRENT_LIST_DIR}/../build_tests/frontends/bench/bench_main.cpp")
 
 # The TorchBench traces folder, or "" when there is none.
 function(backendbench_torchbench_traces_or_empty out_var)
@@ -123,11 +130,17 @@ function(backendbench_add_kernels)
   foreach(target IN LISTS libraries)
     add_dependencies(${target} ${set_target}_bindings)
   endforeach()
-  add_library(${set_target} INTERFACE)
-  target_link_libraries(${set_target} INTERFACE ${libraries})
-  string(REPLACE "backendbench_" "backendbench::" alias "${set_target}")
-  add_library(${alias} ALIAS ${set_target})
+  # The manifest: one library path per line, read at run time (backend.h, load_kernel_manifest).
+  set(manifest_lines "")
+  foreach(target IN LISTS libraries)
+    string(APPEND manifest_lines "$<TARGET_FILE:${target}>\n")
+  endforeach()
+  # Outside ${out}, which the generator owns (it removes files it did not write there).
+  set(manifest "${BACKENDBENCH_GENERATED_DIR}/kernel_manifests/${ARG_NAME}.txt")
+  file(GENERATE OUTPUT "${manifest}" CONTENT "${manifest_lines}")
+  add_custom_target(${set_target} DEPENDS ${libraries})
   set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_TARGET ${set_target})
+  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_MANIFEST "${manifest}")
   set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_DIRECTORY "${ARG_DIRECTORY}")
   set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_SKIP_CUDA "${skip_cuda}")
   # Suites depend on which kernels exist (folder contents, and the files themselves, which may
@@ -157,6 +170,7 @@ function(backendbench_add_suite)
   get_property(kernels_dir GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_DIRECTORY)
   get_property(skip_cuda GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_SKIP_CUDA)
   get_property(kernel_folders GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_DEPENDS)
+  get_property(kernel_manifest GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_MANIFEST)
 
   set(trace_files "")
   foreach(trace IN LISTS ARG_TRACES)
@@ -190,15 +204,13 @@ function(backendbench_add_suite)
   endif()
 
   set(cases "")
-  set(tests "")
   math(EXPR last "${ARG_SHARDS} - 1")
   foreach(shard RANGE ${last})
     list(APPEND cases "${out}/cases_${shard}.cpp")
-    list(APPEND tests "${out}/tests_${shard}.cpp")
   endforeach()
   add_custom_command(
     OUTPUT "${out}/generate.stamp"
-    BYPRODUCTS ${cases} ${tests} "${out}/ctest.cmake" "${out}/excluded.csv"
+    BYPRODUCTS ${cases} "${out}/ctest.cmake" "${out}/excluded.csv"
     COMMAND backendbench::generator suite --name "${ARG_NAME}" --traces ${ARG_TRACES} --output "${out}"
             --templates "${_backendbench_templates_dir}" --kernels "${kernels_dir}" ${skip_cuda}
             --shards "${ARG_SHARDS}" --test-executable "${CMAKE_BINARY_DIR}/${executable}"
@@ -213,12 +225,15 @@ function(backendbench_add_suite)
 
   # Case tables as an OBJECT library: their static registrars must reach both executables.
   add_library(backendbench_cases_${ARG_NAME} OBJECT ${cases})
-  target_link_libraries(backendbench_cases_${ARG_NAME} PUBLIC backendbench::harness)
+  target_link_libraries(backendbench_cases_${ARG_NAME} PUBLIC backendbench::runtime)
   add_dependencies(backendbench_cases_${ARG_NAME} backendbench_generate_${ARG_NAME})
 
-  add_executable(${executable} ${tests})
-  target_link_libraries(${executable} PRIVATE backendbench_cases_${ARG_NAME} backendbench::correctness
-                                              ${kernels_target})
+  # The executable: the case tables, the GoogleTest front-end, and the path of the kernel
+  # manifest; it loads the kernels at start-up, so it never relinks when one changes.
+  add_executable(${executable} "${_backendbench_kernel_manifest_source}")
+  target_compile_definitions(${executable} PRIVATE BACKENDBENCH_KERNEL_MANIFEST="${kernel_manifest}")
+  target_link_libraries(${executable} PRIVATE backendbench_cases_${ARG_NAME} backendbench::gtest_frontend)
+  add_dependencies(${executable} ${kernels_target})
   set_target_properties(${executable} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")
 
   set(include_file "${CMAKE_BINARY_DIR}/backendbench_${ARG_NAME}_tests.cmake")
@@ -237,7 +252,10 @@ endfunction()
 
 function(backendbench_add_bench)
   get_property(case_libraries GLOBAL PROPERTY BACKENDBENCH_SUITE_CASES)
-  add_executable(bench "${CMAKE_SOURCE_DIR}/build_tests/src/bench_main.cpp")
-  target_link_libraries(bench PRIVATE ${case_libraries} backendbench::harness backendbench::kernels benchmark::benchmark)
+  get_property(kernel_manifest GLOBAL PROPERTY BACKENDBENCH_KERNELS_default_MANIFEST)
+  add_executable(bench "${_backendbench_bench_main_source}" "${_backendbench_kernel_manifest_source}")
+  target_compile_definitions(bench PRIVATE BACKENDBENCH_KERNEL_MANIFEST="${kernel_manifest}")
+  target_link_libraries(bench PRIVATE ${case_libraries} backendbench::runtime benchmark::benchmark)
+  add_dependencies(bench backendbench_kernels)
   set_target_properties(bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")
 endfunction()

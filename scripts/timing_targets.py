@@ -59,7 +59,15 @@ def bench_summary(build_dir, backends, path, environment=None, operators=OPS):
         stdout=subprocess.DEVNULL, env=dict(os.environ, **(environment or {})))
     elapsed = time.time() - started
     with open(path) as handle:
-        return json.load(handle)["cases"], elapsed
+        return [flat_case(verdict) for verdict in json.load(handle)["cases"]], elapsed
+
+
+def flat_case(verdict):
+    """A verdict of the summary (README, "Verdicts") as the flat record this script compares."""
+    timing = verdict.get("timing") or {}
+    return {"op": verdict["operator"], "args": verdict["arguments"], "backend": verdict["backend"],
+            "case": verdict["case"], "correct": verdict["status"] == "passed",
+            **{field: timing.get(field, 0.0) for field in ("reference_us", "kernel_us", "kernel_mean_us", "speedup")}}
 
 
 def live_do_bench(cases, cache_path):

@@ -1,6 +1,7 @@
-// Renders the model into the build tree through templates/: per suite, case tables and
-// GoogleTest sources in fixed shards (so CMake knows every output before generation) and a
-// CTest include file; per kernel variant, a binding translation unit.
+// Renders the model into the build tree through templates/: per suite, case tables in fixed
+// shards (so CMake knows every output before generation) and a CTest include file; per kernel
+// variant, a binding translation unit. Case tables hold no kernels: the CTest entries are the
+// only suite output that changes when a kernel is added.
 #pragma once
 
 #include <map>
@@ -16,7 +17,7 @@ namespace backendbench::emit {
 struct SuiteOutputOptions {
   int shards = 1;
   std::string test_executable;  // absolute path of the suite's gtest executable
-  std::string results_directory;  // gtest XML per CTest entry goes here
+  std::string results_directory;  // gtest XML and verdicts (JSON Lines) per CTest entry go here
   int timeout_seconds = 300;
   int case_timeout_seconds = 0;  // per case, inside the test executable (0: none)
   // A kernel with an expect-failure line becomes an entry that passes when the kernel fails
@@ -29,8 +30,7 @@ class Emitter {
  public:
   explicit Emitter(std::string templates_directory);
 
-  // Into a writer rooted at the suite's folder: cases_<k>.cpp, tests_<k>.cpp for k < shards,
-  // ctest.cmake, and excluded.csv (operator, arguments, location, reason: one row per
+  // Into a writer rooted at the suite's folder: cases_<k>.cpp for k < shards, ctest.cmake, and excluded.csv (operator, arguments, location, reason: one row per
   // excluded input, for people and tools to read).
   void emit_suite(const model::Suite& suite, const SuiteOutputOptions& options, OutputWriter& writer) const;
   // Into a writer rooted at the kernels folder: <folder>/<stem>.binding.cpp (.cu for CUDA).
@@ -41,13 +41,14 @@ class Emitter {
                            OutputWriter& writer) const;
 
   static std::string suite_cases_file(int shard);
-  static std::string suite_tests_file(int shard);
   static std::string suite_ctest_file();
   static std::string suite_exclusions_file();
   static std::string kernel_binding_file(const model::KernelVariant& kernel);
 
  private:
   std::string render(const std::string& template_name, TemplateEnvironment environment) const;
+  // A row template (case_row, kernel_entry) rendered as one list item, without its newline.
+  std::string render_row(const std::string& template_name, TemplateEnvironment environment) const;
   const CodeTemplate& load(const std::string& template_name) const;
   std::string banner(const std::string& template_name, const std::string& source) const;
 

@@ -148,4 +148,9 @@ std::string case_name(const std::string& tensor_summary, const std::string& cano
   return summary + "_" + hash;
 }
 
+std::string result_file(const std::string& suite, const OperatorName& op, const std::string& backend,
+                        const std::string& extension) {
+  return suite + "/" + op.display() + "/" + backend + extension;
+}
+
 }  // namespace backendbench::naming

@@ -48,6 +48,9 @@ std::string variant_name(int implementation_number);
 std::string ctest_name(const std::string& suite, const OperatorName& op, const std::string& backend);
 std::string benchmark_name(const std::string& suite, const OperatorName& op,
                            const std::string& case_name, const std::string& backend);
+// A CTest entry's result file, relative to the results folder: <suite>/<add.Tensor>/<backend><extension>.
+std::string result_file(const std::string& suite, const OperatorName& op, const std::string& backend,
+                        const std::string& extension);
 // gtest: <suite>/<folder>.<backend>/<case>
 std::string gtest_filter(const std::string& suite, const OperatorName& op, const std::string& backend);
 

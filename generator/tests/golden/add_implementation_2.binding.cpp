@@ -2,7 +2,8 @@
 //
 // Binds add_kernel_impl from generated_kernels/add/add_implementation_2.cpp to the harness.
 // The kernel is compiled in this translation unit so that a wrong signature is a build
-// error naming the operator, the expected signature and the file.
+// error naming the operator, the expected signature and the file. The library registers
+// nothing when loaded: the runtime asks backendbench_kernel_entries which operators it serves.
 #include "backendbench/kernel_binding.h"
 
 #include "generated_kernels/add/add_implementation_2.cpp"
@@ -11,7 +12,7 @@ static_assert(backendbench::is_kernel_signature<at::Tensor(const at::Tensor&, co
               "generated_kernels/add/add_implementation_2.cpp: error: add_kernel_impl has the wrong signature for aten.add.Tensor; "
               "expected at::Tensor add_kernel_impl(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha)");
 
-BACKENDBENCH_EXPORT c10::KernelFunction backendbench_kernel_add__Tensor_impl2() {
+static c10::KernelFunction backendbench_kernel_add__Tensor_impl2() {
   return c10::KernelFunction::makeFromUnboxedRuntimeFunction(&add_kernel_impl);
 }
 
@@ -22,7 +23,7 @@ static at::Tensor& add___Tensor_from_add_kernel_impl(at::Tensor& self, const at:
   return self;
 }
 
-BACKENDBENCH_EXPORT c10::KernelFunction backendbench_kernel_add___Tensor_impl2_from_add__Tensor() {
+static c10::KernelFunction backendbench_kernel_add___Tensor_impl2_from_add__Tensor() {
   return c10::KernelFunction::makeFromUnboxedRuntimeFunction(&add___Tensor_from_add_kernel_impl);
 }
 
@@ -34,6 +35,17 @@ static at::Tensor& add__out_from_add_kernel_impl(const at::Tensor& self, const a
   return out;
 }
 
-BACKENDBENCH_EXPORT c10::KernelFunction backendbench_kernel_add__out_impl2_from_add__Tensor() {
+static c10::KernelFunction backendbench_kernel_add__out_impl2_from_add__Tensor() {
   return c10::KernelFunction::makeFromUnboxedRuntimeFunction(&add__out_from_add_kernel_impl);
+}
+
+static const backendbench::KernelEntry kKernelEntries[] = {
+    {"add.Tensor", "impl2", "generated_kernels/add/add_implementation_2.cpp", false, false, &backendbench_kernel_add__Tensor_impl2},
+    {"add_.Tensor", "impl2", "generated_kernels/add/add_implementation_2.cpp, the add.Tensor kernel written into its result", false, true, &backendbench_kernel_add___Tensor_impl2_from_add__Tensor},
+    {"add.out", "impl2", "generated_kernels/add/add_implementation_2.cpp, the add.Tensor kernel written into its result", false, true, &backendbench_kernel_add__out_impl2_from_add__Tensor},
+};
+
+BACKENDBENCH_EXPORT_C const backendbench::KernelEntry* backendbench_kernel_entries(size_t* count) {
+  *count = sizeof(kKernelEntries) / sizeof(kKernelEntries[0]);
+  return kKernelEntries;
 }

@@ -2,10 +2,9 @@
 //
 // Case tables of suite 'example' (shard 0 of 2): one OperatorSpec per operator, registered
 // at start-up so that the test and benchmark executables find them. Plain data only: tensors
-// are materialised inside test bodies.
-#include "backendbench/registry.h"
-
-c10::KernelFunction backendbench_kernel_add__Tensor_impl1();
+// are materialised inside test bodies, and kernels are loaded at run time (backend.h), so a
+// kernel added or edited never changes these files.
+#include "backendbench/cases.h"
 
 namespace backendbench::suites::example {
 
@@ -13,13 +12,9 @@ namespace backendbench::suites::example {
 const backendbench::CaseSpec add__Tensor_cases[] = {
     {"f16_2x3_9129e0eb", "((T([2, 3], f16), 1.0), {'alpha': 2})", "traces/example.txt", 5, 0xa832af6b9c36f8fdull, 3, "example"},
 };
-const backendbench::VariantSpec add__Tensor_variants[] = {
-    {"impl1", &::backendbench_kernel_add__Tensor_impl1, false, "gallery/add/add_implementation_1.cpp"},
-    {},  // terminator: keeps the array non-empty for operators without kernels
-};
 extern const backendbench::OperatorSpec add__Tensor_operator = {
     "example", "add.Tensor", "add__Tensor", "aten::add", "Tensor",
-    add__Tensor_cases, 1, add__Tensor_variants, 1};
+    add__Tensor_cases, 1};
 static const backendbench::OperatorRegistrar add__Tensor_registrar(&add__Tensor_operator);
 
 

@@ -2,10 +2,9 @@
 //
 // Case tables of suite 'example' (shard 1 of 2): one OperatorSpec per operator, registered
 // at start-up so that the test and benchmark executables find them. Plain data only: tensors
-// are materialised inside test bodies.
-#include "backendbench/registry.h"
-
-c10::KernelFunction backendbench_kernel_relu__default_impl1();
+// are materialised inside test bodies, and kernels are loaded at run time (backend.h), so a
+// kernel added or edited never changes these files.
+#include "backendbench/cases.h"
 
 namespace backendbench::suites::example {
 
@@ -14,13 +13,9 @@ const backendbench::CaseSpec relu__default_cases[] = {
     {"f32_2_ad7ca611", "((T([2], f32),), {})", "traces/example.txt", 2, 0x817308395a6f42aeull, 1, "example"},
     {"f16_4x4_811aadd9", "((T([4, 4], f16, stride=(1, 4)),), {})", "traces/example.txt", 3, 0xcadb6806b50d32f2ull, 1, "example"},
 };
-const backendbench::VariantSpec relu__default_variants[] = {
-    {"impl1", &::backendbench_kernel_relu__default_impl1, false, "generated_kernels/relu/relu_implementation_1.cpp"},
-    {},  // terminator: keeps the array non-empty for operators without kernels
-};
 extern const backendbench::OperatorSpec relu__default_operator = {
     "example", "relu.default", "relu__default", "aten::relu", "",
-    relu__default_cases, 2, relu__default_variants, 1};
+    relu__default_cases, 2};
 static const backendbench::OperatorRegistrar relu__default_registrar(&relu__default_operator);
 
 

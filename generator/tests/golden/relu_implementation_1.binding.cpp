@@ -2,7 +2,8 @@
 //
 // Binds relu_kernel_impl from generated_kernels/relu/relu_implementation_1.cpp to the harness.
 // The kernel is compiled in this translation unit so that a wrong signature is a build
-// error naming the operator, the expected signature and the file.
+// error naming the operator, the expected signature and the file. The library registers
+// nothing when loaded: the runtime asks backendbench_kernel_entries which operators it serves.
 #include "backendbench/kernel_binding.h"
 
 #include "generated_kernels/relu/relu_implementation_1.cpp"
@@ -11,6 +12,15 @@ static_assert(backendbench::is_kernel_signature<at::Tensor(const at::Tensor&)>(&
               "generated_kernels/relu/relu_implementation_1.cpp: error: relu_kernel_impl has the wrong signature for aten.relu.default; "
               "expected at::Tensor relu_kernel_impl(const at::Tensor& self)");
 
-BACKENDBENCH_EXPORT c10::KernelFunction backendbench_kernel_relu__default_impl1() {
+static c10::KernelFunction backendbench_kernel_relu__default_impl1() {
   return c10::KernelFunction::makeFromUnboxedRuntimeFunction(&relu_kernel_impl);
+}
+
+static const backendbench::KernelEntry kKernelEntries[] = {
+    {"relu.default", "impl1", "generated_kernels/relu/relu_implementation_1.cpp", false, false, &backendbench_kernel_relu__default_impl1},
+};
+
+BACKENDBENCH_EXPORT_C const backendbench::KernelEntry* backendbench_kernel_entries(size_t* count) {
+  *count = sizeof(kKernelEntries) / sizeof(kKernelEntries[0]);
+  return kKernelEntries;
 }

@@ -1,0 +1,116 @@
+// main() of the generated test executables: GoogleTest's, plus what isolation needs.
+// - A run in which every selected case was skipped (a CUDA kernel on a machine without a GPU)
+//   exits with kAllSkippedExitCode, which the generated CTest entries map to "Skipped".
+// - A case that crashes (segfault, abort, bus error, illegal instruction, FPE) prints which
+//   case and which signal before the process dies of it, so the CTest entry of that operator
+//   and backend fails with the cause; other entries are other processes and unaffected.
+// - A case that runs longer than --case-timeout=<s> (or BACKENDBENCH_CASE_TIMEOUT; 0: none)
+//   is reported by name and the process exits 1: a hang fails its operator, not the whole run.
+// Before the tests: the settings (one located error and exit 2 on a bad value; --help lists
+// them), the kernel manifest (every kernel library, loaded), the run's salt (printed), and one
+// test per (operator, backend, case).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "backendbench/backend.h"
+#include "backendbench/correctness.h"
+#include "backendbench/settings.h"
+
+namespace {
+
+constexpr int kAllSkippedExitCode = 77;
+constexpr int kTimedOutExitCode = 1;
+
+// The running case, readable from a signal handler: a fixed buffer written before each case.
+char g_running_case[4096] = "";
+std::atomic<int64_t> g_case_started_ms{-1};  // -1: between cases
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void write_stderr(const char* text) {
+  const ssize_t ignored = write(STDERR_FILENO, text, std::strlen(text));
+  (void)ignored;
+}
+
+void on_crash(int signal_number) {
+  write_stderr("\n[  CRASHED ] ");
+  write_stderr(g_running_case[0] != '\0' ? g_running_case : "(between cases)");
+  write_stderr(": the process received ");
+  write_stderr(sigabbrev_np(signal_number) ? "SIG" : "signal ");
+  write_stderr(sigabbrev_np(signal_number) ? sigabbrev_np(signal_number) : "?");
+  write_stderr(" (");
+  write_stderr(sigdescr_np(signal_number) ? sigdescr_np(signal_number) : "unknown");
+  write_stderr(") while running this case\n");
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+class CaseTracker : public ::testing::EmptyTestEventListener {
+  void OnTestStart(const ::testing::TestInfo& test) override {
+    std::string name = std::string(test.test_suite_name()) + "." + test.name();
+    if (test.value_param() != nullptr) name += std::string(" [") + test.value_param() + "]";
+    std::strncpy(g_running_case, name.c_str(), sizeof(g_running_case) - 1);
+    g_case_started_ms = now_ms();
+  }
+  void OnTestEnd(const ::testing::TestInfo&) override { g_case_started_ms = -1; }
+};
+
+void watch_for_hangs(int timeout_seconds) {
+  std::thread([timeout_seconds] {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const int64_t started = g_case_started_ms.load();
+      if (started >= 0 && now_ms() - started > int64_t{timeout_seconds} * 1000) {
+        std::cout.flush();
+        const std::string message = "\n[  TIMEOUT ] " + std::string(g_running_case) + ": the case ran longer than " +
+                                    std::to_string(timeout_seconds) +
+                                    " s (--case-timeout / BACKENDBENCH_CASE_TIMEOUT); a hang?\n";
+        write_stderr(message.c_str());
+        std::_Exit(kTimedOutExitCode);
+      }
+    }
+  }).detach();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace backendbench;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) std::cout << settings_help(Frontend::kTests) << "\n";
+  }
+  static Settings settings;
+  try {
+    settings = parse_settings(Frontend::kTests, argc, argv);
+    load_kernel_manifest(kKernelManifest);
+  } catch (const std::exception& error) {
+    std::cerr << error.what() << "\n";
+    return 2;
+  }
+  std::cout << "backendbench: salt " << salt_text(settings.salt) << " (BACKENDBENCH_SALT=" << salt_text(settings.salt)
+            << " replays this run's inputs)\n";
+  register_correctness_tests(settings);
+  const int timeout_seconds = settings.case_timeout_seconds;
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::UnitTest::GetInstance()->listeners().Append(new CaseTracker);
+  for (int signal_number : {SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE}) std::signal(signal_number, on_crash);
+  if (timeout_seconds > 0) watch_for_hangs(timeout_seconds);
+  const int result = RUN_ALL_TESTS();
+  const ::testing::UnitTest& run = *::testing::UnitTest::GetInstance();
+  if (result == 0 && run.test_to_run_count() > 0 && run.skipped_test_count() == run.test_to_run_count()) {
+    return kAllSkippedExitCode;
+  }
+  return result;
+}

@@ -1,0 +1,81 @@
+// The one Backend concept: something with a name and a device that can run an operator on a
+// stack of inputs. The reference (aten), each kernel of a kernel library (generated_kernels/,
+// loaded at run time from its shared library), and the calibration backends of ./bench are
+// Backends; so will be a dispatcher-registered override, a Python kernel or a freshly built
+// single kernel, each added by one registration (BackendRegistry::add) and nothing else.
+#pragma once
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backendbench/settings.h"
+
+namespace backendbench {
+
+using Stack = std::vector<c10::IValue>;
+using BoundCall = std::function<Stack(Stack)>;
+
+class Backend {
+ public:
+  enum class Kind {
+    kReference,    // aten: the reference standing in as a kernel (validates the harness; not scored)
+    kKernel,       // a replacement of the operator: every check applies, including no fallback to it
+    kCalibration,  // ./bench's instruments (aten_self, aten_twice): timed and scored, never in tests
+  };
+
+  Backend(std::string name, Kind kind) : name_(std::move(name)), kind_(kind) {}
+  virtual ~Backend() = default;
+
+  const std::string& name() const { return name_; }  // aten, impl<N>, aten_self, ...
+  Kind kind() const { return kind_; }
+  virtual c10::Device device(const Settings& settings) const = 0;
+  virtual std::string source() const { return ""; }  // the kernel file, for messages and verdicts
+  virtual std::vector<std::string> labels() const { return {}; }
+  // An in-place/out= variant served by the functional operator's kernel: registered for the
+  // operator only where it has no kernel of its own.
+  virtual bool is_derived() const { return false; }
+
+  // Runs the operator on `stack` (its inputs in schema order); returns its outputs.
+  virtual Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device device) const = 0;
+  // A call for timing, prepared once per case outside the timed region (`inputs`: the case's).
+  virtual BoundCall bind(const c10::OperatorHandle& op, const Stack& inputs, c10::Device device) const;
+
+ private:
+  std::string name_;
+  Kind kind_;
+};
+
+class BackendRegistry {
+ public:
+  // A backend for every operator (the reference, calibration backends).
+  void add(std::unique_ptr<Backend> backend);
+  // A backend for one operator (a kernel), by display name (add.Tensor).
+  void add(const std::string& op_display, std::unique_ptr<Backend> backend);
+
+  const Backend& reference() const;
+  // The reference first, then the operator's own backends by name (impl1, impl2, ..., impl10;
+  // derived ones only where there is no other), then, when asked, the calibration backends.
+  std::vector<const Backend*> for_operator(const std::string& op_display, bool with_calibration) const;
+  const Backend* find(const std::string& op_display, const std::string& name) const;
+
+ private:
+  std::vector<std::unique_ptr<Backend>> generic_;
+  std::map<std::string, std::vector<std::unique_ptr<Backend>>> per_operator_;
+};
+
+// The process's registry, holding the reference and the calibration backends from the start.
+BackendRegistry& backends();
+
+// Registers the kernels of one kernel library (a shared library built from a binding, which
+// exports backendbench_kernel_entries). Throws std::runtime_error naming the path and the cause.
+void load_kernel_library(const std::string& path);
+// Every library a manifest lists (one path per line; a missing manifest is an error).
+void load_kernel_manifest(const std::string& path);
+
+}  // namespace backendbench

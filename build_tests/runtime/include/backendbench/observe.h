@@ -1,0 +1,53 @@
+// What the harness observes around a call, beyond its outputs: the ATen operators it
+// dispatches, the arguments it may write, the process-wide state the reference depends on, the
+// threads it leaves running, and the device work it leaves queued.
+#pragma once
+
+#include <ATen/ATen.h>
+#include <ATen/core/function_schema.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace backendbench {
+
+// The ATen operators (aten::name.overload) dispatched on this thread while `call` runs, in
+// order; recorded with a thread-local RecordFunction callback.
+std::vector<std::string> record_operator_calls(const std::function<void()>& call);
+
+// Positions of the arguments the schema marks as written (Tensor(a!)), and of `also_written`
+// (names of arguments the operator writes without saying so).
+std::vector<size_t> written_arguments(const c10::FunctionSchema& schema, const std::vector<std::string>& also_written = {});
+
+// The process-wide settings an ATen reference depends on. A kernel that changes one (threads,
+// TF32 and cuDNN flags, matmul precision, default dtype, grad mode, deterministic algorithms)
+// changes what later references compute; capture() before and after each call, compare, and
+// restore() the state before.
+struct GlobalState {
+  int threads = 0;
+  bool grad_enabled = true;
+  std::string default_dtype;
+  bool tf32_cublas = false, tf32_cudnn = false;
+  int matmul_precision = 0;
+  int fp16_reduction_cublas = 0, bf16_reduction_cublas = 0;
+  bool fp16_accumulation_cublas = false;
+  bool cudnn_enabled = true, cudnn_benchmark = false, cudnn_deterministic = false;
+  bool deterministic_algorithms = false, deterministic_warn_only = false;
+
+  static GlobalState capture();
+  void restore() const;
+  // "name: before -> after" for every field that differs from `after`.
+  std::vector<std::string> differences(const GlobalState& after) const;
+};
+
+// Ids of this process's threads (/proc/self/task).
+std::vector<int> process_threads();
+// Threads in `after` that were not in `before` and are still running after waiting up to
+// `grace_ms` for them to end: work a call left behind.
+std::vector<int> threads_left_running(const std::vector<int>& before, int grace_ms);
+
+// Waits until every CUDA device has finished all queued work, on every stream.
+void synchronize_all_devices();
+
+}  // namespace backendbench

@@ -1,0 +1,28 @@
+// Operations on a call's values (a stack of IValues) that treat every tensor in it alike:
+// copies, traversal, and precision changes.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <vector>
+
+namespace backendbench {
+
+// A deep copy of inputs: every tensor gets its own storage with the same size, strides and
+// offset (zero-stride views stay views), so the kernel cannot touch the reference's inputs.
+std::vector<c10::IValue> clone_inputs(const std::vector<c10::IValue>& inputs);
+
+// Every tensor in `values`, in order: tensors, tensor lists, Tensor?[] lists (None left out)
+// and tuples of these, flattened. May include undefined tensors.
+std::vector<at::Tensor> tensors_in(const std::vector<c10::IValue>& values);
+
+// The inputs with every floating tensor converted to float64 (own storage); for a reference
+// computed more precisely than in the inputs' own dtypes.
+std::vector<c10::IValue> to_double_precision(const std::vector<c10::IValue>& inputs);
+// `values` with each floating tensor converted to the dtype of its counterpart in `like`
+// (recursively through lists and tuples): a float64 result rounded as the operator would.
+std::vector<c10::IValue> round_like(const std::vector<c10::IValue>& values, const std::vector<c10::IValue>& like);
+
+bool has_floating_tensor(const std::vector<c10::IValue>& values);
+
+}  // namespace backendbench

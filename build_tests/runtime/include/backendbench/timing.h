@@ -1,0 +1,101 @@
+// How ./bench measures: samples of one call on its device, the reference and a kernel
+// interleaved on the same inputs, and a noise-based rule for when to stop sampling.
+//
+// CUDA: before each sample the L2 cache is flushed (by default a read of 128 MiB, which leaves
+// clean lines and keeps the GPU busy while the host launches the call, so host launch latency
+// stays out; SamplingLayout); the sample is the time between CUDA events recorded on the
+// current stream around the call. CPU: the wall clock around the call.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <c10/core/Event.h>
+
+#include <functional>
+#include <vector>
+
+#include "backendbench/settings.h"
+
+namespace backendbench {
+
+// A set of timings, seconds.
+class Samples {
+ public:
+  void add(double seconds) { values_.push_back(seconds); }
+  int count() const { return static_cast<int>(values_.size()); }
+  double median_seconds() const;
+  double mean_seconds() const;
+  double interquartile_mean_seconds() const;  // mean of the middle half: robust, and smooth where timers are coarse
+  double iqr_percent() const;  // interquartile range as a percentage of the median
+  const std::vector<double>& values() const { return values_; }
+
+ private:
+  std::vector<double> values_;
+};
+
+// The interquartile mean of `values` (the mean of those between the 25th and 75th
+// percentiles) and its relative standard error (their standard deviation / √count). Unlike
+// the median's, this estimate neither jumps between the discrete values of a coarse timer nor
+// claims zero error when half the samples are equal.
+struct LocationEstimate {
+  double value = 0;
+  double relative_error = 0;
+};
+LocationEstimate estimate_location(std::vector<double> values);
+
+struct PairedSamples {
+  Samples reference;
+  Samples kernel;
+  std::vector<double> ratios;  // reference/kernel of each interleaved pair
+  double speedup() const;      // interquartile mean of the per-pair ratios
+};
+
+// A speedup above this is flagged (counter speedup_review): check the kernel does the work.
+constexpr double kSpeedupReviewThreshold = 10.0;
+
+class Timer {
+ public:
+  using Inputs = std::vector<c10::IValue>;
+  using MakeInputs = std::function<Inputs()>;
+  using Call = std::function<Inputs(Inputs)>;
+
+  Timer(c10::Device device, StoppingRule rule, SamplingLayout layout);
+
+  // Called after each batch of samples has finished (the device synchronised), e.g. to check
+  // the batch's results and refresh input values before the next one.
+  std::function<void()> after_batch;
+
+  // Seconds of one call on fresh inputs (made outside the timed region).
+  double time(const MakeInputs& make, const Call& call);
+  // Seconds of each call in order, each on fresh inputs made beforehand. On CUDA the samples
+  // are queued without waiting in between (one synchronisation per batch), as
+  // triton.testing.do_bench queues its repetitions; each is still flushed and event-timed.
+  std::vector<double> time_batch(const MakeInputs& make, const std::vector<const Call*>& calls);
+  Samples sample_one(const MakeInputs& make, const Call& call);
+  // Reference and kernel alternately (ABBA order), each sample cold; stops on the noise of
+  // the per-pair ratio.
+  PairedSamples sample_interleaved(const MakeInputs& make, const Call& reference, const Call& kernel);
+
+  // GPU time of the smallest ATen launch (a one-element fill) on this device, measured once;
+  // cases within 1.3× of it are overhead-dominated. 0 on the CPU.
+  double launch_overhead_seconds();
+
+  // Work a kernel leaves outside the current stream (another stream or device), which events
+  // on the current stream miss: the host-timed call with every device synchronised, minus the
+  // event-timed call, compared with the same difference for the reference. Returns the excess
+  // in seconds when it is beyond noise (20 µs and a quarter of the kernel's time), else 0.
+  double hidden_work_seconds(const MakeInputs& make, const Call& reference, const Call& kernel);
+
+ private:
+  double host_synchronized_seconds(const MakeInputs& make, const Call& call);
+  void flush_l2();
+
+  c10::Device device_;
+  StoppingRule rule_;
+  SamplingLayout layout_;
+  at::Tensor l2_flush_;
+  at::Tensor flush_sink_;  // the read flush's one-element result
+  std::vector<c10::Event> batch_events_;  // 2 per sample of a batch, reused: creating events costs host time
+};
+
+}  // namespace backendbench

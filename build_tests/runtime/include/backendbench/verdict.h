@@ -1,0 +1,70 @@
+// The one results schema: what check_case and time_case return, and what every front-end
+// writes as JSON (one object per line, JSON Lines; documented in the README, "Verdicts").
+// Version kVerdictSchemaVersion; a field is only ever added within a version.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace backendbench {
+
+constexpr int kVerdictSchemaVersion = 1;
+
+struct CheckOutcome {
+  std::string check;    // fallback, read_only_inputs, ...
+  bool passed = true;
+  std::string message;  // why it failed; "" when it passed
+};
+
+struct TimingFigures {
+  double reference_us = 0, kernel_us = 0;  // medians
+  double kernel_mean_us = 0;
+  double speedup = 0;    // interquartile mean of the per-pair ratios reference/kernel
+  int samples = 0;
+  double iqr_pct = 0, reference_iqr_pct = 0;
+  double bytes = 0, flops = 0, gbps = 0, tflops = 0, pct_peak_bw = 0, pct_peak_flops = 0;
+  double launch_overhead_us = 0, hidden_work_us = 0;
+};
+
+struct Verdict {
+  enum class Status { kPassed, kFailed, kSkipped };
+
+  // The case.
+  std::string suite, op, case_name, arguments, trace_file;
+  int trace_line = 0;
+  int64_t count = 0;
+  std::string models;
+  // Who ran it.
+  std::string backend, kernel_file, device;
+  std::string frontend;  // "tests" or "bench"
+  // What happened.
+  Status status = Status::kPassed;
+  std::string skip_reason;
+  int draws = 0;          // draws run
+  int failed_draw = 0;    // 1-based; 0: none failed
+  uint64_t salt = 0;
+  std::vector<CheckOutcome> checks;  // of the last draw run
+  std::vector<std::string> errors;   // every failure message, located ("<op> case <name> ... (draw i of n): ...")
+  double max_abs_error = 0, max_rel_error = 0;  // of the first draw's outputs
+  std::optional<TimingFigures> timing;
+  // suspect, overhead_dominated, speedup_review, hidden_work, wrong_when_timed
+  std::vector<std::string> flags;
+
+  bool passed() const { return status == Status::kPassed; }
+  bool has_flag(const std::string& flag) const;
+  // "<op> case <name> <arguments> (<file>:<line>)": how messages name a case.
+  std::string where() const;
+};
+
+const char* status_name(Verdict::Status status);
+
+// One line of JSON (no newline), with "schema": "backendbench-verdict" and "version".
+std::string verdict_json(const Verdict& verdict);
+
+// Appends one line per verdict to `path` (created if missing), flushed at once, so a crash
+// later in the run loses nothing already written. Throws std::runtime_error on I/O failure.
+void append_verdict(const std::string& path, const Verdict& verdict);
+
+}  // namespace backendbench

@@ -1,0 +1,183 @@
+// The backends and their registry; see backend.h. Registration happens in one place:
+// backends() below for the built-in ones, load_kernel_library for kernel libraries.
+#include "backendbench/backend.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+
+#include "backendbench/kernel_binding.h"
+#include "backendbench/tensor_values.h"
+
+namespace backendbench {
+namespace {
+
+Stack call_through_dispatcher(const c10::OperatorHandle& op, Stack stack) {
+  op.callBoxed(&stack);
+  return stack;
+}
+
+// aten through the dispatcher: the reference, standing in as a kernel.
+class AtenBackend : public Backend {
+ public:
+  AtenBackend() : Backend("aten", Kind::kReference) {}
+  c10::Device device(const Settings& settings) const override { return reference_device(settings); }
+  std::vector<std::string> labels() const override { return {"aten"}; }
+  Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device) const override {
+    return call_through_dispatcher(op, std::move(stack));
+  }
+};
+
+// ./bench's instrument check: the aten operator measured as the kernel too.
+class AtenSelfBackend : public Backend {
+ public:
+  AtenSelfBackend() : Backend("aten_self", Kind::kCalibration) {}
+  c10::Device device(const Settings& settings) const override { return reference_device(settings); }
+  Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device) const override {
+    return call_through_dispatcher(op, std::move(stack));
+  }
+};
+
+// A kernel that does the work twice; its second call runs on a copy of the inputs made when
+// the case is bound, so both calls start from cold memory (the flush before each sample
+// evicts both copies), not a warm re-read of the first call's data.
+class AtenTwiceBackend : public Backend {
+ public:
+  AtenTwiceBackend() : Backend("aten_twice", Kind::kCalibration) {}
+  c10::Device device(const Settings& settings) const override { return reference_device(settings); }
+  Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device device) const override {
+    return bind(op, stack, device)(std::move(stack));
+  }
+  BoundCall bind(const c10::OperatorHandle& op, const Stack& inputs, c10::Device) const override {
+    const Stack second_copy = clone_inputs(inputs);
+    return [op, second_copy](Stack stack) {
+      call_through_dispatcher(op, second_copy);  // in place, it drifts; only its time matters
+      return call_through_dispatcher(op, std::move(stack));
+    };
+  }
+};
+
+// One kernel of a kernel library, called through its binding as a c10::KernelFunction with
+// the operator's exact signature.
+class KernelLibraryBackend : public Backend {
+ public:
+  explicit KernelLibraryBackend(const KernelEntry& entry)
+      : Backend(entry.backend, Kind::kKernel),
+        source_(entry.source),
+        is_cuda_(entry.is_cuda),
+        derived_(entry.derived),
+        kernel_(entry.factory()) {}
+  bool is_derived() const override { return derived_; }
+  c10::Device device(const Settings&) const override {
+    return is_cuda_ ? c10::Device(c10::DeviceType::CUDA, 0) : c10::Device(c10::DeviceType::CPU);
+  }
+  std::string source() const override { return source_; }
+  std::vector<std::string> labels() const override {
+    std::vector<std::string> labels = {"directory", name(), is_cuda_ ? "cuda" : "cpu"};
+    if (derived_) labels.push_back("derived");
+    return labels;
+  }
+  Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device device) const override {
+    const c10::DispatchKey key = device.is_cuda() ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU;
+    kernel_.callBoxed(op, c10::DispatchKeySet(key), &stack);
+    return stack;
+  }
+
+ private:
+  std::string source_;
+  bool is_cuda_;
+  bool derived_;
+  c10::KernelFunction kernel_;
+};
+
+// impl2 before impl10.
+bool backend_order(const std::unique_ptr<Backend>& a, const std::unique_ptr<Backend>& b) {
+  if (a->name().size() != b->name().size()) return a->name().size() < b->name().size();
+  return a->name() < b->name();
+}
+
+}  // namespace
+
+BoundCall Backend::bind(const c10::OperatorHandle& op, const Stack&, c10::Device device) const {
+  return [this, op, device](Stack stack) { return call(op, std::move(stack), device); };
+}
+
+void BackendRegistry::add(std::unique_ptr<Backend> backend) { generic_.push_back(std::move(backend)); }
+
+void BackendRegistry::add(const std::string& op_display, std::unique_ptr<Backend> backend) {
+  std::vector<std::unique_ptr<Backend>>& list = per_operator_[op_display];
+  for (const auto& existing : list) {
+    if (existing->name() == backend->name() && existing->is_derived() == backend->is_derived()) {
+      throw std::runtime_error("two kernels register " + backend->name() + " of " + op_display + ": " +
+                               existing->source() + " and " + backend->source());
+    }
+  }
+  list.push_back(std::move(backend));
+  std::sort(list.begin(), list.end(), backend_order);
+}
+
+const Backend& BackendRegistry::reference() const {
+  for (const auto& backend : generic_) {
+    if (backend->kind() == Backend::Kind::kReference) return *backend;
+  }
+  throw std::logic_error("no reference backend registered");
+}
+
+std::vector<const Backend*> BackendRegistry::for_operator(const std::string& op_display, bool with_calibration) const {
+  std::vector<const Backend*> found = {&reference()};
+  if (auto own = per_operator_.find(op_display); own != per_operator_.end()) {
+    const bool has_own = std::any_of(own->second.begin(), own->second.end(),
+                                     [](const std::unique_ptr<Backend>& backend) { return !backend->is_derived(); });
+    for (const auto& backend : own->second) {
+      if (backend->is_derived() != has_own) found.push_back(backend.get());
+    }
+  }
+  for (const auto& backend : generic_) {
+    if (with_calibration && backend->kind() == Backend::Kind::kCalibration) found.push_back(backend.get());
+  }
+  return found;
+}
+
+const Backend* BackendRegistry::find(const std::string& op_display, const std::string& name) const {
+  for (const Backend* backend : for_operator(op_display, /*with_calibration=*/true)) {
+    if (backend->name() == name) return backend;
+  }
+  return nullptr;
+}
+
+BackendRegistry& backends() {
+  static BackendRegistry registry = [] {
+    BackendRegistry built;
+    built.add(std::make_unique<AtenBackend>());
+    built.add(std::make_unique<AtenSelfBackend>());
+    built.add(std::make_unique<AtenTwiceBackend>());
+    return built;
+  }();
+  return registry;
+}
+
+void load_kernel_library(const std::string& path) {
+  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) throw std::runtime_error("cannot load kernel library " + path + ": " + dlerror());
+  auto entries = reinterpret_cast<KernelEntries>(dlsym(library, kKernelEntriesSymbol));
+  if (entries == nullptr) {
+    throw std::runtime_error("kernel library " + path + " does not export " + kKernelEntriesSymbol +
+                             "; expected a library built from a backendbench binding");
+  }
+  size_t count = 0;
+  const KernelEntry* first = entries(&count);
+  for (size_t i = 0; i < count; ++i) backends().add(first[i].op, std::make_unique<KernelLibraryBackend>(first[i]));
+}
+
+void load_kernel_manifest(const std::string& path) {
+  std::ifstream manifest(path);
+  if (!manifest) throw std::runtime_error("cannot read the kernel manifest " + path);
+  std::string line;
+  while (std::getline(manifest, line)) {
+    if (!line.empty()) load_kernel_library(line);
+  }
+}
+
+}  // namespace backendbench

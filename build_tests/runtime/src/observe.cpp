@@ -1,0 +1,166 @@
+// Observation around a call; see observe.h.
+#include "backendbench/observe.h"
+
+#include <ATen/Parallel.h>
+#include <ATen/record_function.h>
+#include <c10/core/DefaultDtype.h>
+#include <c10/core/GradMode.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <dirent.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <sstream>
+#include <thread>
+
+namespace backendbench {
+
+std::vector<std::string> record_operator_calls(const std::function<void()>& call) {
+  thread_local std::vector<std::string>* sink = nullptr;
+  std::vector<std::string> calls;
+  sink = &calls;
+  const at::CallbackHandle handle = at::addThreadLocalCallback(
+      at::RecordFunctionCallback(
+          [](const at::RecordFunction& function) -> std::unique_ptr<at::ObserverContext> {
+            if (sink != nullptr) {
+              if (auto op = function.operator_name()) {
+                sink->push_back(op->name + (op->overload_name.empty() ? "" : "." + op->overload_name));
+              }
+            }
+            return nullptr;
+          })
+          .scopes({at::RecordScope::FUNCTION}));
+  try {
+    call();
+  } catch (...) {
+    at::removeCallback(handle);
+    sink = nullptr;
+    throw;
+  }
+  at::removeCallback(handle);
+  sink = nullptr;
+  return calls;
+}
+
+std::vector<size_t> written_arguments(const c10::FunctionSchema& schema, const std::vector<std::string>& also_written) {
+  std::vector<size_t> written;
+  const auto& arguments = schema.arguments();
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const bool annotated = arguments[i].alias_info() && arguments[i].alias_info()->isWrite();
+    const bool listed = std::find(also_written.begin(), also_written.end(), arguments[i].name()) != also_written.end();
+    if (annotated || listed) written.push_back(i);
+  }
+  return written;
+}
+
+GlobalState GlobalState::capture() {
+  const at::Context& context = at::globalContext();
+  GlobalState state;
+  state.threads = at::get_num_threads();
+  state.grad_enabled = c10::GradMode::is_enabled();
+  state.default_dtype = std::string(c10::get_default_dtype().name());
+  state.tf32_cublas = context.allowTF32CuBLAS();
+  state.tf32_cudnn = context.allowTF32CuDNN();
+  state.matmul_precision = static_cast<int>(context.float32MatmulPrecision());
+  state.fp16_reduction_cublas = static_cast<int>(context.allowFP16ReductionCuBLAS());
+  state.bf16_reduction_cublas = static_cast<int>(context.allowBF16ReductionCuBLAS());
+  state.fp16_accumulation_cublas = context.allowFP16AccumulationCuBLAS();
+  state.cudnn_enabled = context.userEnabledCuDNN();
+  state.cudnn_benchmark = context.benchmarkCuDNN();
+  state.cudnn_deterministic = context.deterministicCuDNN();
+  state.deterministic_algorithms = context.deterministicAlgorithms();
+  state.deterministic_warn_only = context.deterministicAlgorithmsWarnOnly();
+  return state;
+}
+
+void GlobalState::restore() const {
+  const GlobalState now = capture();
+  if (now.differences(*this).empty()) return;
+  at::Context& context = at::globalContext();
+  if (now.threads != threads) at::set_num_threads(threads);
+  c10::GradMode::set_enabled(grad_enabled);
+  if (now.default_dtype != default_dtype) {
+    c10::set_default_dtype(default_dtype == "double" ? caffe2::TypeMeta::Make<double>()
+                           : default_dtype == "c10::Half" ? caffe2::TypeMeta::Make<c10::Half>()
+                           : default_dtype == "c10::BFloat16" ? caffe2::TypeMeta::Make<c10::BFloat16>()
+                                                              : caffe2::TypeMeta::Make<float>());
+  }
+  if (now.matmul_precision != matmul_precision) {
+    static const char* const kPrecisions[] = {"highest", "high", "medium"};
+    context.setFloat32MatmulPrecision(kPrecisions[std::clamp(matmul_precision, 0, 2)]);
+  }
+  if (now.tf32_cublas != tf32_cublas) context.setAllowTF32CuBLAS(tf32_cublas);
+  if (now.tf32_cudnn != tf32_cudnn) context.setAllowTF32CuDNN(tf32_cudnn);
+  // CuBLASReductionOption: 0 allows reduced precision (with split-K), 1 allows split-K only, 2 neither.
+  if (now.fp16_reduction_cublas != fp16_reduction_cublas) {
+    context.setAllowFP16ReductionCuBLAS(fp16_reduction_cublas == 0, fp16_reduction_cublas <= 1);
+  }
+  if (now.bf16_reduction_cublas != bf16_reduction_cublas) {
+    context.setAllowBF16ReductionCuBLAS(bf16_reduction_cublas == 0, bf16_reduction_cublas <= 1);
+  }
+  if (now.fp16_accumulation_cublas != fp16_accumulation_cublas) context.setAllowFP16AccumulationCuBLAS(fp16_accumulation_cublas);
+  context.setUserEnabledCuDNN(cudnn_enabled);
+  context.setBenchmarkCuDNN(cudnn_benchmark);
+  context.setDeterministicCuDNN(cudnn_deterministic);
+  if (now.deterministic_algorithms != deterministic_algorithms || now.deterministic_warn_only != deterministic_warn_only) {
+    context.setDeterministicAlgorithms(deterministic_algorithms, deterministic_warn_only);
+  }
+}
+
+std::vector<std::string> GlobalState::differences(const GlobalState& after) const {
+  std::vector<std::string> changed;
+  auto compare = [&](const char* name, const auto& before_value, const auto& after_value) {
+    if (before_value == after_value) return;
+    std::ostringstream text;
+    text << std::boolalpha << name << ": " << before_value << " -> " << after_value;
+    changed.push_back(text.str());
+  };
+  compare("intra-op threads (at::get_num_threads)", threads, after.threads);
+  compare("grad mode", grad_enabled, after.grad_enabled);
+  compare("default dtype", default_dtype, after.default_dtype);
+  compare("TF32 in cuBLAS matmuls", tf32_cublas, after.tf32_cublas);
+  compare("TF32 in cuDNN", tf32_cudnn, after.tf32_cudnn);
+  compare("float32 matmul precision", matmul_precision, after.matmul_precision);
+  compare("fp16 reduced-precision reduction in cuBLAS", fp16_reduction_cublas, after.fp16_reduction_cublas);
+  compare("bf16 reduced-precision reduction in cuBLAS", bf16_reduction_cublas, after.bf16_reduction_cublas);
+  compare("fp16 accumulation in cuBLAS", fp16_accumulation_cublas, after.fp16_accumulation_cublas);
+  compare("cuDNN enabled", cudnn_enabled, after.cudnn_enabled);
+  compare("cuDNN benchmark mode", cudnn_benchmark, after.cudnn_benchmark);
+  compare("cuDNN deterministic", cudnn_deterministic, after.cudnn_deterministic);
+  compare("deterministic algorithms", deterministic_algorithms, after.deterministic_algorithms);
+  compare("deterministic algorithms warn-only", deterministic_warn_only, after.deterministic_warn_only);
+  return changed;
+}
+
+std::vector<int> process_threads() {
+  std::vector<int> threads;
+  if (DIR* tasks = opendir("/proc/self/task")) {
+    while (const dirent* entry = readdir(tasks)) {
+      if (entry->d_name[0] != '.') threads.push_back(std::atoi(entry->d_name));
+    }
+    closedir(tasks);
+  }
+  std::sort(threads.begin(), threads.end());
+  return threads;
+}
+
+std::vector<int> threads_left_running(const std::vector<int>& before, int grace_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
+  for (;;) {
+    std::vector<int> left;
+    for (int thread : process_threads()) {
+      if (!std::binary_search(before.begin(), before.end(), thread)) left.push_back(thread);
+    }
+    if (left.empty() || std::chrono::steady_clock::now() >= deadline) return left;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+void synchronize_all_devices() {
+  if (!c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA)) return;
+  const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+  for (c10::DeviceIndex d = 0; d < guard->deviceCount(); ++d) guard->synchronizeDevice(d);
+}
+
+}  // namespace backendbench

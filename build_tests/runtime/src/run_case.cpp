@@ -1,0 +1,338 @@
+// The case pipeline; see run_case.h.
+#include "backendbench/run_case.h"
+
+#include <ATen/Parallel.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <mutex>
+#include <optional>
+
+#include "backendbench/check.h"
+#include "backendbench/inputs.h"
+#include "backendbench/observe.h"
+#include "backendbench/operator_facts.h"
+#include "backendbench/roofline.h"
+#include "backendbench/tensor_values.h"
+#include "backendbench/timing.h"
+
+namespace backendbench {
+namespace {
+
+// A thread that outlives a call is work the call left behind, unless it is one of libtorch's
+// own pools starting on first use: start the intra-op pool before any call is observed.
+void start_thread_pools() {
+  static std::once_flag started;
+  std::call_once(started, [] { at::parallel_for(0, int64_t{1} << 16, 1, [](int64_t, int64_t) {}); });
+}
+
+Verdict verdict_for(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
+                    const char* frontend) {
+  Verdict verdict;
+  verdict.suite = op.suite;
+  verdict.op = op.display;
+  verdict.case_name = spec.name;
+  verdict.arguments = spec.arguments;
+  verdict.trace_file = spec.file;
+  verdict.trace_line = spec.line;
+  verdict.count = spec.count;
+  verdict.models = spec.models != nullptr ? spec.models : "";
+  verdict.backend = backend.name();
+  verdict.kernel_file = backend.source();
+  verdict.device = backend.device(settings).str();
+  verdict.frontend = frontend;
+  verdict.salt = settings.salt;
+  return verdict;
+}
+
+std::string label_of(const Backend& backend) {
+  return backend.source().empty() ? backend.name() : backend.name() + " (" + backend.source() + ")";
+}
+
+void skip(Verdict& verdict, const std::string& reason) {
+  verdict.status = Verdict::Status::kSkipped;
+  verdict.skip_reason = reason;
+}
+
+void fail(Verdict& verdict, const std::string& message) {
+  verdict.status = Verdict::Status::kFailed;
+  verdict.errors.push_back(message);
+}
+
+// The outputs as the current stream leaves them against the outputs once every stream of every
+// device is done: a difference is work left on another stream. "" when they agree (or on the CPU).
+std::string late_device_writes(const Stack& outputs, c10::Device device) {
+  if (!device.is_cuda()) return "";
+  const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+  guard->getStream(device).synchronize();
+  const Stack early = clone_inputs(outputs);  // copied on the current stream, now idle
+  guard->getStream(device).synchronize();
+  synchronize_all_devices();
+  CompareOptions exact;
+  const Comparison comparison = compare_outputs(early, outputs, exact);
+  return comparison.equal ? "" : comparison.message;
+}
+
+// One draw; returns false when the verdict is decided (failed or skipped).
+bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
+                const c10::OperatorHandle& handle, c10::Device device, int draw, int draws, Verdict& verdict) {
+  const std::string where =
+      verdict.where() + (draws > 1 ? " (draw " + std::to_string(draw + 1) + " of " + std::to_string(draws) + ")" : "");
+  const OperatorFacts& facts = facts_of(op.display);
+  Stack reference_inputs, kernel_inputs;
+  try {
+    // One draw, two copies: identical values and layouts, separate storage.
+    reference_inputs = materialize(handle.schema(), spec, device, draw, settings.salt);
+    kernel_inputs = clone_inputs(reference_inputs);
+  } catch (const std::exception& error) {
+    fail(verdict, std::string("cannot make inputs for ") + where + ": " + error.what());
+    return false;
+  }
+  if (auto reason = device_cost_limitation(facts, device, reference_inputs, settings.cpu_f16_gflop_limit)) {
+    skip(verdict, "not run on " + device.str() + ": " + *reason);
+    return false;
+  }
+  const Backend& reference = backends().reference();
+  Stack expected;
+  try {
+    expected = reference.call(handle, reference_inputs, device);
+  } catch (const c10::NotImplementedError& error) {
+    // No kernel of this libtorch for these inputs on this device (e.g. a cuDNN-only operator
+    // on the CPU): nothing to compare against, so the case is skipped, with the reason.
+    skip(verdict, "the reference aten::" + std::string(op.display) + " has no " + device.str() + " kernel for " + where +
+                      ": " + error.what_without_backtrace());
+    return false;
+  } catch (const std::exception& error) {
+    fail(verdict, "the reference aten::" + std::string(op.display) + " failed on " + where + ": " + error.what());
+    return false;
+  }
+  const std::string label = label_of(backend);
+  CallRecord call{handle.schema(), facts, backend, written_arguments(handle.schema(), facts.unannotated_writes)};
+  call.reference_inputs = reference_inputs;
+  call.kernel_inputs_before = clone_inputs(kernel_inputs);  // to prove read-only inputs stay so
+  call.expected = expected;
+  call.kernel_inputs = kernel_inputs;
+  start_thread_pools();
+  call.state_before = GlobalState::capture();
+  const std::vector<int> threads_before = process_threads();
+  try {
+    call.dispatched = record_operator_calls([&] { call.actual = backend.call(handle, kernel_inputs, device); });
+  } catch (const std::exception& error) {
+    call.state_before.restore();
+    fail(verdict, label + " threw on " + where + ": " + error.what());
+    return false;
+  }
+  call.late_device_writes = late_device_writes(call.actual, device);
+  synchronize_all_devices();
+  call.state_after = GlobalState::capture();
+  call.state_before.restore();  // one offender must not change what later references compute
+  call.threads_left = threads_left_running(threads_before, /*grace_ms=*/50);
+  // The float64 reference, computed on first use by a value check that needs a second chance.
+  std::optional<Stack> precise_inputs, precise_outputs;
+  bool tried_precise = false;
+  auto compute_precise = [&] {
+    if (!tried_precise) {
+      tried_precise = true;
+      try {
+        precise_inputs = to_double_precision(call.kernel_inputs_before);
+        precise_outputs = reference.call(handle, *precise_inputs, device);
+      } catch (const std::exception&) {
+        precise_inputs.reset();  // no float64 kernel for these inputs: ATen's result alone decides
+        precise_outputs.reset();
+      }
+    }
+  };
+  call.precise_inputs = [&]() -> const Stack* {
+    compute_precise();
+    return precise_inputs ? &*precise_inputs : nullptr;
+  };
+  call.precise_outputs = [&]() -> const Stack* {
+    compute_precise();
+    return precise_outputs ? &*precise_outputs : nullptr;
+  };
+  verdict.checks.clear();
+  bool passed = true;
+  for (const Check* check : registered_checks()) {
+    if (!check->applies_to(backend)) continue;
+    CheckFinding finding;
+    try {
+      finding = check->run(call);
+    } catch (const std::exception& error) {
+      finding.message = std::string("the check could not run: ") + error.what();
+    }
+    verdict.checks.push_back({check->name(), !finding.failed(), finding.message});
+    if (std::string(check->name()) == "outputs") {
+      if (draw == 0) {
+        verdict.max_abs_error = finding.max_abs_error;
+        verdict.max_rel_error = finding.max_rel_error;
+      }
+      if (finding.failed()) {
+        fail(verdict, where + ": " + finding.message + " (max abs error " + std::to_string(finding.max_abs_error) +
+                          ", max rel error " + std::to_string(finding.max_rel_error) + ")");
+      }
+    } else if (finding.failed()) {
+      fail(verdict, label + " on " + where + ": " + finding.message);
+    }
+    passed = passed && !finding.failed();
+  }
+  if (!passed) verdict.failed_draw = draw + 1;
+  return passed;
+}
+
+}  // namespace
+
+bool is_disqualifying_flag(const std::string& flag) {
+  return flag == "suspect" || flag == "hidden_work" || flag == "wrong_when_timed";
+}
+
+Verdict check_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings) {
+  Verdict verdict = verdict_for(op, spec, backend, settings, "tests");
+  const c10::Device device = backend.device(settings);
+  if (device.is_cuda() && !cuda_available()) {
+    skip(verdict, (backend.kind() == Backend::Kind::kKernel ? backend.name() + " is a CUDA kernel"
+                                                             : std::string("BACKENDBENCH_DEVICE is cuda")) +
+                      " and this machine has no CUDA device");
+    return verdict;
+  }
+  const std::string device_type = c10::DeviceTypeName(device.type(), /*lower_case=*/true);
+  if (auto reason = device_limitation(facts_of(op.display), device_type, spec.arguments)) {
+    skip(verdict, "not run on " + device.str() + ": " + *reason);
+    return verdict;
+  }
+  std::optional<c10::OperatorHandle> handle;
+  try {
+    handle = find_operator(op);
+  } catch (const std::exception& error) {
+    fail(verdict, error.what());
+    return verdict;
+  }
+  // A kernel runs on several independent draws of each case, so that one which returns
+  // remembered results (a cache keyed on shapes, a static output) fails; the aten backend is
+  // the reference itself and one draw validates the harness.
+  const int draws = backend.kind() == Backend::Kind::kReference ? 1 : settings.draws;
+  for (int draw = 0; draw < draws; ++draw) {
+    verdict.draws = draw + 1;
+    if (!check_draw(op, spec, backend, settings, *handle, device, draw, draws, verdict)) break;
+  }
+  return verdict;
+}
+
+Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
+                  Timer& timer) {
+  const bool alone = backend.kind() == Backend::Kind::kReference;
+  // The same checks as the tests: a case that fails any of them is not timed.
+  Verdict verdict = check_case(op, spec, backend, settings);
+  verdict.frontend = "bench";
+  if (!verdict.passed()) return verdict;
+  const c10::Device device = backend.device(settings);
+  const OperatorFacts& facts = facts_of(op.display);
+  const c10::OperatorHandle handle = find_operator(op);
+  const std::string label = label_of(backend);
+  try {
+    // Two draws of input values, alternating between batches: a result remembered from the
+    // previous batch is wrong for this one.
+    std::vector<Stack> value_sets = {materialize(handle.schema(), spec, device, 0, settings.salt)};
+    if (!alone) value_sets.push_back(materialize(handle.schema(), spec, device, 1, settings.salt));
+    size_t current = 0;
+    // In-place operators write their inputs: each call gets fresh copies, made outside the timed
+    // region, so every sample sees the same values.
+    const bool writes_inputs = !written_arguments(handle.schema(), facts.unannotated_writes).empty();
+    auto fresh = [&] { return writes_inputs ? clone_inputs(value_sets[current]) : value_sets[current]; };
+    const BoundCall reference = backends().reference().bind(handle, value_sets[0], device);
+    const BoundCall candidate = backend.bind(handle, value_sets[0], device);
+    Stack last_reference, last_kernel;
+    auto reference_kept = [&](Stack stack) { return last_reference = reference(std::move(stack)); };
+    auto candidate_kept = [&](Stack stack) { return last_kernel = candidate(std::move(stack)); };
+    const Stack expected = reference(fresh());  // warm-up, and the outputs the roofline counts
+    TimingFigures figures;
+    double seconds = 0;
+    if (alone) {
+      const Samples samples = timer.sample_one(fresh, reference);
+      seconds = samples.median_seconds();
+      figures.reference_us = figures.kernel_us = seconds * 1e6;
+      figures.kernel_mean_us = samples.mean_seconds() * 1e6;
+      figures.samples = samples.count();
+      figures.iqr_pct = samples.iqr_percent();
+      figures.speedup = 1;
+    } else {
+      candidate(fresh());  // warm-up
+      // After each batch: its last kernel result against its last reference result (the same
+      // values), with the float64 second chance the checks give; then the other value set.
+      std::string wrong_when_timed;
+      const CompareOptions options = compare_options_for(facts);
+      timer.after_batch = [&] {
+        if (wrong_when_timed.empty()) {
+          const Stack& batch_values = value_sets[current];
+          const Comparison comparison =
+              compare_with_second_chance(last_reference, last_kernel, options, [&, precise = std::optional<Stack>()]() mutable -> const Stack* {
+                try {
+                  precise = backends().reference().call(handle, to_double_precision(batch_values), device);
+                } catch (const std::exception&) {
+                  return nullptr;
+                }
+                return &*precise;
+              });
+          if (!comparison.equal) wrong_when_timed = comparison.message;
+        }
+        current = (current + 1) % value_sets.size();
+      };
+      const PairedSamples pair = timer.sample_interleaved(fresh, reference_kept, candidate_kept);
+      timer.after_batch = nullptr;
+      seconds = pair.kernel.median_seconds();
+      figures.reference_us = pair.reference.median_seconds() * 1e6;
+      figures.kernel_us = seconds * 1e6;
+      figures.kernel_mean_us = pair.kernel.mean_seconds() * 1e6;
+      figures.speedup = pair.speedup();
+      figures.samples = pair.kernel.count();
+      figures.iqr_pct = pair.kernel.iqr_percent();
+      figures.reference_iqr_pct = pair.reference.iqr_percent();
+      if (!wrong_when_timed.empty()) {
+        verdict.flags.push_back("wrong_when_timed");
+        fail(verdict, label + " on " + verdict.where() + ": right when checked but wrong when timed: " + wrong_when_timed);
+      }
+      if (figures.speedup > kSpeedupReviewThreshold) verdict.flags.push_back("speedup_review");
+      if (device.is_cuda()) {
+        const double hidden = timer.hidden_work_seconds(fresh, reference, candidate);
+        figures.hidden_work_us = hidden * 1e6;
+        if (hidden > 0) verdict.flags.push_back("hidden_work");
+      }
+    }
+    // Roofline: achieved GB/s and TFLOP/s, % of the device's peaks, and two flags: `suspect`
+    // (faster than the bytes or FLOPs allow at peak: the kernel cannot have done the work) and
+    // `overhead_dominated` (within 1.3× of an empty launch: the time is launch overhead).
+    if (seconds > 0) {
+      const Work work = work_of(facts, value_sets[0], expected);
+      const Peaks peaks = device_peaks(device, work.dtype, settings);
+      figures.bytes = work.bytes;
+      figures.flops = work.flops;
+      figures.gbps = work.bytes / seconds / 1e9;
+      figures.tflops = work.flops / seconds / 1e12;
+      bool suspect = false;
+      if (peaks.bytes_per_second > 0) {
+        figures.pct_peak_bw = 100 * work.bytes / seconds / peaks.bytes_per_second;
+        suspect = suspect || work.bytes / peaks.bytes_per_second > 1.05 * seconds;
+      }
+      if (peaks.flops_per_second > 0) {
+        figures.pct_peak_flops = 100 * work.flops / seconds / peaks.flops_per_second;
+        suspect = suspect || work.flops / peaks.flops_per_second > 1.05 * seconds;
+      }
+      if (suspect) verdict.flags.push_back("suspect");
+      const double launch_overhead = timer.launch_overhead_seconds();
+      figures.launch_overhead_us = launch_overhead * 1e6;
+      if (launch_overhead > 0 && seconds < 1.3 * launch_overhead) verdict.flags.push_back("overhead_dominated");
+    }
+    verdict.timing = figures;
+    for (const std::string& flag : verdict.flags) {
+      if (is_disqualifying_flag(flag) && flag != "wrong_when_timed" && !alone) {
+        fail(verdict, label + " on " + verdict.where() + ": flagged " + flag + "; it does not count as a speedup");
+      }
+    }
+  } catch (const std::exception& error) {
+    timer.after_batch = nullptr;
+    fail(verdict, label + " failed while timed on " + verdict.where() + ": " + error.what());
+  }
+  return verdict;
+}
+
+}  // namespace backendbench

@@ -1,0 +1,300 @@
+// The settings table and its one parsing rule; see settings.h.
+#include "backendbench/settings.h"
+
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+
+namespace backendbench {
+namespace {
+
+struct Setting {
+  const char* variable;
+  const char* flag;  // without the leading "--"; nullptr: environment only
+  std::vector<Frontend> frontends;
+  const char* accepted;
+  const char* meaning;
+  const char* default_text;
+  // Applies a value; returns false when it does not parse.
+  std::function<bool(Settings&, const std::string&)> apply;
+};
+
+// Whole-string parses: "12abc", "", " 3" and out-of-range values are rejected.
+std::optional<long long> parse_integer(const std::string& text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return std::nullopt;
+  return value;
+}
+
+std::optional<double> parse_number(const std::string& text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (errno != 0 || *end != '\0' || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+auto integer_at_least(long long minimum, int Settings::*field) {
+  return [minimum, field](Settings& settings, const std::string& text) {
+    const auto value = parse_integer(text);
+    if (!value || *value < minimum || *value > 1000000000) return false;
+    settings.*field = static_cast<int>(*value);
+    return true;
+  };
+}
+
+auto number_at_least(double minimum, bool inclusive, double Settings::*field) {
+  return [=](Settings& settings, const std::string& text) {
+    const auto value = parse_number(text);
+    if (!value || (inclusive ? *value < minimum : *value <= minimum)) return false;
+    settings.*field = *value;
+    return true;
+  };
+}
+
+std::optional<uint64_t> parse_salt(const std::string& text) {
+  if (text.empty() || text[0] == '-' || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const bool hex = text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0;
+  const unsigned long long value = std::strtoull(hex ? text.c_str() + 2 : text.c_str(), &end, hex ? 16 : 10);
+  if (errno != 0 || *end != '\0' || (hex && text.size() == 2)) return std::nullopt;
+  return value;
+}
+
+const std::vector<Setting>& settings_table() {
+  using F = Frontend;
+  static const std::vector<Setting> table = {
+      {"BACKENDBENCH_DEVICE", nullptr, {F::kTests, F::kBench}, "'cpu', 'cuda' or 'cuda:<index>'",
+       "where the aten backend runs", "cuda when a CUDA device is present, else cpu",
+       [](Settings& s, const std::string& text) {
+         if (text != "cpu" && text != "cuda" && text.rfind("cuda:", 0) != 0) return false;
+         try {
+           s.device = c10::Device(text);
+         } catch (const std::exception&) {
+           return false;
+         }
+         return true;
+       }},
+      {"BACKENDBENCH_DRAWS", "backendbench_draws", {F::kTests, F::kBench}, "an integer of at least 1",
+       "independent input draws per kernel case (a kernel must be right on each)", "2",
+       integer_at_least(1, &Settings::draws)},
+      {"BACKENDBENCH_CASE_TIMEOUT", "case-timeout", {F::kTests}, "a whole number of seconds, 0 for none",
+       "timeout of one case (all its draws); the entry fails naming the case", "the build's, 120",
+       integer_at_least(0, &Settings::case_timeout_seconds)},
+      {"BACKENDBENCH_CPU_F16_GFLOP_LIMIT", "backendbench_cpu_f16_gflop_limit", {F::kTests, F::kBench},
+       "a number of GFLOP of at least 0 (0: no limit)",
+       "CPU f16 matrix products and convolutions above it are skipped with their reason", "2",
+       number_at_least(0, true, &Settings::cpu_f16_gflop_limit)},
+      {"BACKENDBENCH_SALT", "backendbench_salt", {F::kTests, F::kBench},
+       "an unsigned 64-bit integer, decimal or 0x-hexadecimal",
+       "mixed into every input draw, so answers cannot be precomputed from the known seeds; printed at start, "
+       "set it to replay a run exactly",
+       "random per run",
+       [](Settings& s, const std::string& text) {
+         const auto salt = parse_salt(text);
+         if (!salt) return false;
+         s.salt = *salt;
+         s.salt_given = true;
+         return true;
+       }},
+      {"BACKENDBENCH_VERDICTS", "backendbench_verdicts", {F::kTests, F::kBench}, "a file path",
+       "append one verdict per case to this file (JSON Lines, schema in the README)", "none (CTest entries: "
+       "results/<suite>/<operator>/<backend>.verdicts.jsonl)",
+       [](Settings& s, const std::string& text) {
+         if (text.empty()) return false;
+         s.verdicts_path = text;
+         return true;
+       }},
+      {"BACKENDBENCH_LAYOUT", "backendbench_layout", {F::kBench}, "'default' or 'do_bench'",
+       "sampling layout: do_bench copies triton.testing.do_bench's (256 MiB write flush, 64 pairs per batch); "
+       "applied before the single-field settings below",
+       "default",
+       [](Settings& s, const std::string& text) {
+         if (text != "default" && text != "do_bench") return false;
+         const SamplingLayout chosen = text == "do_bench" ? SamplingLayout::do_bench() : SamplingLayout();
+         s.layout = chosen;
+         return true;
+       }},
+      {"BACKENDBENCH_FLUSH", "backendbench_flush", {F::kBench}, "'read' or 'write'",
+       "how the L2 flush before each CUDA sample passes over its buffer", "read",
+       [](Settings& s, const std::string& text) {
+         if (text != "read" && text != "write") return false;
+         s.layout.flush = text == "write" ? SamplingLayout::Flush::kWrite : SamplingLayout::Flush::kRead;
+         return true;
+       }},
+      {"BACKENDBENCH_FLUSH_MIB", "backendbench_flush_mib", {F::kBench}, "an integer number of MiB of at least 1",
+       "size of the L2 flush buffer", "128",
+       [](Settings& s, const std::string& text) {
+         const auto value = parse_integer(text);
+         if (!value || *value < 1 || *value > (int64_t{1} << 20)) return false;
+         s.layout.flush_bytes = static_cast<int64_t>(*value) << 20;
+         return true;
+       }},
+      {"BACKENDBENCH_BATCH_PAIRS", "backendbench_batch_pairs", {F::kBench}, "an integer of at least 1",
+       "samples (pairs) queued before one synchronisation", "4",
+       [](Settings& s, const std::string& text) {
+         const auto value = parse_integer(text);
+         if (!value || *value < 1 || *value > 1000000) return false;
+         s.layout.batch_pairs = static_cast<int>(*value);
+         return true;
+       }},
+      {"BACKENDBENCH_BENCH_TARGET_ERROR", "backendbench_bench_target_error", {F::kBench},
+       "a relative error above 0, such as 0.003", "stop sampling when the speedup is known to this", "0.003",
+       [](Settings& s, const std::string& text) {
+         const auto value = parse_number(text);
+         if (!value || *value <= 0) return false;
+         s.stopping.target_relative_error = *value;
+         return true;
+       }},
+      {"BACKENDBENCH_BENCH_MAX_SAMPLES", "backendbench_bench_max_samples", {F::kBench}, "an integer of at least 1",
+       "most samples per case", "2000",
+       [](Settings& s, const std::string& text) {
+         const auto value = parse_integer(text);
+         if (!value || *value < 1 || *value > 100000000) return false;
+         s.stopping.max_samples = static_cast<int>(*value);
+         return true;
+       }},
+      {"BACKENDBENCH_BENCH_SECONDS", "backendbench_bench_seconds", {F::kBench}, "a number of seconds above 0",
+       "wall-time cap of sampling per case", "0.1",
+       [](Settings& s, const std::string& text) {
+         const auto value = parse_number(text);
+         if (!value || *value <= 0) return false;
+         s.stopping.seconds_cap = *value;
+         return true;
+       }},
+      {"BACKENDBENCH_PEAK_GBPS", "backendbench_peak_gbps", {F::kBench}, "a bandwidth in GB/s above 0",
+       "memory bandwidth peak for the roofline counters", "from the table of known GPUs",
+       number_at_least(0, false, &Settings::peak_gbps)},
+      {"BACKENDBENCH_PEAK_TFLOPS", "backendbench_peak_tflops", {F::kBench}, "a rate in TFLOP/s above 0",
+       "compute peak for the roofline counters", "from the table of known GPUs",
+       number_at_least(0, false, &Settings::peak_tflops)},
+      {"BACKENDBENCH_CALIBRATION", "backendbench_calibration", {F::kBench}, "'0' or '1' (a bare flag means 1)",
+       "add the calibration backends aten_self and aten_twice", "0",
+       [](Settings& s, const std::string& text) {
+         if (text != "0" && text != "1" && !text.empty()) return false;
+         s.calibration = text != "0";
+         return true;
+       }},
+      {"BACKENDBENCH_SUMMARY", "backendbench_summary", {F::kBench}, "a file path",
+       "write the score summary, every case included, as JSON", "none",
+       [](Settings& s, const std::string& text) {
+         if (text.empty()) return false;
+         s.summary_path = text;
+         return true;
+       }},
+  };
+  return table;
+}
+
+bool used_by(const Setting& setting, Frontend frontend) {
+  for (Frontend f : setting.frontends) {
+    if (f == frontend) return true;
+  }
+  return false;
+}
+
+std::string shortened(const std::string& text) { return text.size() > 80 ? text.substr(0, 77) + "..." : text; }
+
+[[noreturn]] void reject(const std::string& where, const std::string& value, const Setting& setting) {
+  throw SettingsError(where + ": error: '" + shortened(value) + "' is not a valid value of " + setting.variable +
+                      "; expected " + setting.accepted);
+}
+
+}  // namespace
+
+bool cuda_available() {
+  static const bool available = c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA) &&
+                                c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->deviceCount() > 0;
+  return available;
+}
+
+c10::Device reference_device(const Settings& settings) {
+  if (settings.device) return *settings.device;
+  return cuda_available() ? c10::Device(c10::DeviceType::CUDA, 0) : c10::Device(c10::DeviceType::CPU);
+}
+
+std::string salt_text(uint64_t salt) {
+  char text[24];
+  std::snprintf(text, sizeof(text), "0x%016llx", static_cast<unsigned long long>(salt));
+  return text;
+}
+
+std::vector<SettingDescription> describe_settings(Frontend frontend) {
+  std::vector<SettingDescription> descriptions;
+  for (const Setting& setting : settings_table()) {
+    if (!used_by(setting, frontend)) continue;
+    descriptions.push_back({setting.variable, setting.flag ? std::string("--") + setting.flag : std::string(),
+                            setting.accepted, setting.meaning, setting.default_text});
+  }
+  return descriptions;
+}
+
+std::string settings_help(Frontend frontend) {
+  std::ostringstream out;
+  out << "backendbench settings (a flag sets a value; the environment variable overrides it):\n";
+  for (const SettingDescription& d : describe_settings(frontend)) {
+    out << "  " << d.variable << (d.flag.empty() ? "" : ", " + d.flag + "=VALUE") << "\n      " << d.meaning
+        << ".\n      Accepts " << d.accepted << "; default: " << d.default_text << ".\n";
+  }
+  return out.str();
+}
+
+Settings parse_settings(Frontend frontend, int& argc, char** argv, const Getenv& getenv) {
+  Settings settings;
+  const Getenv read = getenv ? getenv : [](const char* name) -> const char* { return std::getenv(name); };
+  // Flags first, removed from argv as they are recognised; then the environment overrides.
+  // Settings apply in table order, so BACKENDBENCH_LAYOUT comes before the fields it sets.
+  std::vector<std::optional<std::pair<std::string, std::string>>> from_flags(settings_table().size());
+  int kept = argc > 0 ? 1 : 0;
+  for (int i = kept; i < argc; ++i) {
+    const std::string argument = argv[i];
+    bool recognised = false;
+    for (size_t s = 0; s < settings_table().size() && !recognised; ++s) {
+      const Setting& setting = settings_table()[s];
+      if (setting.flag == nullptr) continue;
+      const std::string flag = std::string("--") + setting.flag;
+      std::optional<std::string> value;
+      if (argument == flag) {
+        value = "";
+      } else if (argument.rfind(flag + "=", 0) == 0) {
+        value = argument.substr(flag.size() + 1);
+      }
+      if (!value) continue;
+      recognised = true;
+      const std::string where = "command line: argument " + std::to_string(i) + " (" + flag + ")";
+      if (!used_by(setting, frontend)) {
+        throw SettingsError(where + ": error: " + flag + " is not a setting of this executable; expected one of those "
+                            "--help lists");
+      }
+      from_flags[s] = std::make_pair(where, *value);
+    }
+    if (!recognised) argv[kept++] = argv[i];
+  }
+  argc = kept;
+  for (size_t s = 0; s < settings_table().size(); ++s) {
+    const Setting& setting = settings_table()[s];
+    std::optional<std::pair<std::string, std::string>> chosen = from_flags[s];
+    if (used_by(setting, frontend)) {
+      if (const char* value = read(setting.variable)) {
+        chosen = std::make_pair(std::string("environment: ") + setting.variable, std::string(value));
+      }
+    }
+    if (chosen && !setting.apply(settings, chosen->second)) reject(chosen->first, chosen->second, setting);
+  }
+  settings.stopping.min_samples = std::min(settings.stopping.min_samples, settings.stopping.max_samples);
+  if (!settings.salt_given) settings.salt = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  return settings;
+}
+
+}  // namespace backendbench

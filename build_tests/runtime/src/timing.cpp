@@ -1,0 +1,226 @@
+// Sampling, the stopping rule and the guards of ./bench; see timing.h.
+#include "backendbench/timing.h"
+
+#include <c10/core/Event.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+namespace backendbench {
+namespace {
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double position = q * static_cast<double>(values.size() - 1);
+  const size_t below = static_cast<size_t>(std::floor(position));
+  const size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] + (position - static_cast<double>(below)) * (values[above] - values[below]);
+}
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+double interquartile_mean(std::vector<double> values, double* standard_deviation = nullptr) {
+  if (values.empty()) return 0;
+  const double low = quantile(values, 0.25), high = quantile(values, 0.75);
+  double sum = 0, squares = 0;
+  int count = 0;
+  for (double value : values) {
+    if (value < low || value > high) continue;
+    sum += value;
+    squares += value * value;
+    ++count;
+  }
+  const double mean = sum / count;
+  if (standard_deviation) *standard_deviation = std::sqrt(std::max(0.0, squares / count - mean * mean));
+  return mean;
+}
+
+double Samples::median_seconds() const { return quantile(values_, 0.5); }
+
+double Samples::mean_seconds() const {
+  double sum = 0;
+  for (double value : values_) sum += value;
+  return values_.empty() ? 0 : sum / static_cast<double>(values_.size());
+}
+
+double Samples::interquartile_mean_seconds() const { return interquartile_mean(values_); }
+
+double Samples::iqr_percent() const {
+  const double median = median_seconds();
+  return median > 0 ? 100.0 * (quantile(values_, 0.75) - quantile(values_, 0.25)) / median : 0;
+}
+
+LocationEstimate estimate_location(std::vector<double> values) {
+  LocationEstimate estimate;
+  if (values.empty()) return estimate;
+  double deviation = 0;
+  estimate.value = interquartile_mean(values, &deviation);
+  // The middle half of n samples: about n/2 values.
+  const double standard_error = deviation / std::sqrt(std::max(1.0, static_cast<double>(values.size()) / 2));
+  estimate.relative_error = estimate.value != 0 ? standard_error / std::abs(estimate.value) : 0;
+  return estimate;
+}
+
+bool StoppingRule::done(const std::vector<double>& values, double seconds_spent) const {
+  const int taken = static_cast<int>(values.size());
+  if (taken >= max_samples) return true;
+  if (taken < min_samples) return false;
+  if (seconds_spent >= seconds_cap) return true;
+  return estimate_location(values).relative_error <= target_relative_error;
+}
+
+double PairedSamples::speedup() const { return interquartile_mean(ratios); }
+
+SamplingLayout SamplingLayout::do_bench() {
+  SamplingLayout layout;
+  layout.flush = Flush::kWrite;
+  layout.flush_bytes = int64_t{256} << 20;
+  layout.batch_pairs = 64;
+  return layout;
+}
+
+Timer::Timer(c10::Device device, StoppingRule rule, SamplingLayout layout)
+    : device_(device), rule_(rule), layout_(layout) {
+  if (device_.is_cuda()) {
+    // By default twice the L2 of current GPUs (H200: 60 MiB): passing over it evicts the
+    // inputs, and keeps the GPU busy while the host launches the call, so launch latency
+    // stays out. The buffer is int32 because the read flush then sums into int64, which the
+    // GPU does more slowly than a float sum: long enough for the host to stay ahead. On the
+    // H200 a float sum let launch latency into small kernels' first samples
+    // (self-consistency 88.7 % against 100 %).
+    const at::TensorOptions options = at::TensorOptions().dtype(at::kInt).device(device_);
+    l2_flush_ = at::zeros({layout_.flush_bytes / 4}, options);
+    flush_sink_ = at::empty({}, options.dtype(at::kLong));
+  }
+}
+
+void Timer::flush_l2() {
+  if (layout_.flush == SamplingLayout::Flush::kRead) {
+    at::sum_out(flush_sink_, l2_flush_);
+  } else {
+    l2_flush_.zero_();
+  }
+}
+
+double Timer::time(const MakeInputs& make, const Call& call) { return time_batch(make, {&call}).front(); }
+
+std::vector<double> Timer::time_batch(const MakeInputs& make, const std::vector<const Call*>& calls) {
+  std::vector<Inputs> inputs;
+  for (size_t i = 0; i < calls.size(); ++i) inputs.push_back(make());
+  std::vector<double> seconds;
+  if (!device_.is_cuda()) {
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const double start = now_seconds();
+      (*calls[i])(std::move(inputs[i]));
+      seconds.push_back(now_seconds() - start);
+    }
+    return seconds;
+  }
+  while (batch_events_.size() < 2 * calls.size()) batch_events_.emplace_back(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
+  const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+  const c10::Stream stream = guard->getStream(device_);
+  // A head start: the GPU was idle at the synchronisation; three flushes keep it busy while the
+  // host queues the batch, so the first sample does not wait on the host either.
+  for (int i = 0; i < 3; ++i) flush_l2();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    flush_l2();
+    batch_events_[2 * i].record(stream);
+    (*calls[i])(std::move(inputs[i]));
+    batch_events_[2 * i + 1].record(stream);
+  }
+  batch_events_[2 * calls.size() - 1].synchronize();
+  for (size_t i = 0; i < calls.size(); ++i) seconds.push_back(batch_events_[2 * i].elapsedTime(batch_events_[2 * i + 1]) / 1e3);
+  return seconds;
+}
+
+Samples Timer::sample_one(const MakeInputs& make, const Call& call) {
+  Samples samples;
+  const double started = now_seconds();
+  const std::vector<const Call*> batch(layout_.batch_pairs, &call);
+  while (!rule_.done(samples.values(), now_seconds() - started)) {
+    for (double seconds : time_batch(make, batch)) samples.add(seconds);
+    if (after_batch) after_batch();
+  }
+  return samples;
+}
+
+PairedSamples Timer::sample_interleaved(const MakeInputs& make, const Call& reference, const Call& kernel) {
+  PairedSamples pair;
+  const double started = now_seconds();
+  // ABBA order within each batch, and batches led alternately by each side (ABBA..., then
+  // BAAB...): drift (clocks, temperature) and any cost of a batch's first position hit both
+  // sides alike.
+  for (int batch_number = 0; !rule_.done(pair.ratios, now_seconds() - started); ++batch_number) {
+    auto reference_first = [&](int i) { return (i + batch_number) % 2 == 0; };
+    std::vector<const Call*> batch;
+    for (int i = 0; i < layout_.batch_pairs; ++i) {
+      batch.push_back(reference_first(i) ? &reference : &kernel);
+      batch.push_back(reference_first(i) ? &kernel : &reference);
+    }
+    const std::vector<double> seconds = time_batch(make, batch);
+    for (int i = 0; i < layout_.batch_pairs; ++i) {
+      const double reference_seconds = seconds[2 * i + (reference_first(i) ? 0 : 1)];
+      const double kernel_seconds = seconds[2 * i + (reference_first(i) ? 1 : 0)];
+      pair.reference.add(reference_seconds);
+      pair.kernel.add(kernel_seconds);
+      pair.ratios.push_back(kernel_seconds > 0 ? reference_seconds / kernel_seconds : 0);
+    }
+    if (after_batch) after_batch();
+  }
+  return pair;
+}
+
+double Timer::launch_overhead_seconds() {
+  if (!device_.is_cuda()) return 0;
+  static std::map<int, double> measured;  // per device, once per process
+  auto found = measured.find(device_.index());
+  if (found == measured.end()) {
+    at::Tensor one = at::empty({1}, at::TensorOptions().device(device_));
+    Samples samples;
+    for (int i = 0; i < 50; ++i) {
+      samples.add(time([] { return Inputs{}; }, [&](Inputs) { one.fill_(1); return Inputs{}; }));
+    }
+    found = measured.emplace(device_.index(), samples.median_seconds()).first;
+  }
+  return found->second;
+}
+
+double Timer::host_synchronized_seconds(const MakeInputs& make, const Call& call) {
+  const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+  auto synchronize_all = [&] {
+    for (c10::DeviceIndex d = 0; d < guard->deviceCount(); ++d) guard->synchronizeDevice(d);
+  };
+  Inputs inputs = make();
+  flush_l2();
+  synchronize_all();
+  const double start = now_seconds();
+  call(std::move(inputs));
+  synchronize_all();
+  return now_seconds() - start;
+}
+
+double Timer::hidden_work_seconds(const MakeInputs& make, const Call& reference, const Call& kernel) {
+  Samples reference_host, kernel_host, reference_events, kernel_events;
+  for (int i = 0; i < 5; ++i) {
+    reference_host.add(host_synchronized_seconds(make, reference));
+    kernel_host.add(host_synchronized_seconds(make, kernel));
+    reference_events.add(time(make, reference));
+    kernel_events.add(time(make, kernel));
+  }
+  const double reference_excess = reference_host.median_seconds() - reference_events.median_seconds();
+  const double kernel_excess = kernel_host.median_seconds() - kernel_events.median_seconds();
+  const double hidden = kernel_excess - reference_excess;
+  return hidden > std::max(20e-6, 0.25 * kernel_events.median_seconds()) ? hidden : 0;
+}
+
+}  // namespace backendbench

@@ -1,0 +1,161 @@
+// Unit tests of run_case.h: check_case on backends registered by the test, each cheating in
+// one way, and the verdict it returns.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/core/GradMode.h>
+
+#include <chrono>
+#include <thread>
+
+#include "backendbench/inputs.h"
+#include "backendbench/run_case.h"
+#include "backendbench/timing.h"
+#include "test_support.h"
+
+namespace backendbench {
+namespace {
+
+using namespace backendbench::testing;
+
+class FunctionBackend : public Backend {
+ public:
+  FunctionBackend(std::string name, std::function<Stack(Stack)> body)
+      : Backend(std::move(name), Kind::kKernel), body_(std::move(body)) {}
+  c10::Device device(const Settings&) const override { return c10::Device(c10::kCPU); }
+  std::string source() const override { return "test.cpp"; }
+  Stack call(const c10::OperatorHandle&, Stack stack, c10::Device) const override { return body_(std::move(stack)); }
+
+ private:
+  std::function<Stack(Stack)> body_;
+};
+
+const CaseSpec kCase = {"f32_64", "((T([64], f32),), {})", "t.txt", 3, 11, 1, "m"};
+
+Settings settings_with_salt(uint64_t salt) {
+  Settings settings;
+  settings.salt = salt;
+  settings.salt_given = true;
+  return settings;
+}
+
+TEST(CheckCase, ACorrectKernelPassesEveryDraw) {
+  const FunctionBackend honest("impl1", [](Stack s) { return Stack{s[0].toTensor().clamp_min(0)}; });
+  const Verdict verdict = check_case(kRelu, kCase, honest, settings_with_salt(5));
+  EXPECT_TRUE(verdict.passed()) << (verdict.errors.empty() ? "" : verdict.errors[0]);
+  EXPECT_EQ(verdict.draws, 2);
+  EXPECT_EQ(verdict.salt, 5u);
+  EXPECT_EQ(verdict.kernel_file, "test.cpp");
+  EXPECT_FALSE(verdict.checks.empty());
+}
+
+TEST(CheckCase, ARememberedResultFailsOnTheSecondDraw) {
+  auto remembered = std::make_shared<at::Tensor>();
+  const FunctionBackend caching("impl2", [remembered](Stack s) {
+    if (!remembered->defined()) *remembered = s[0].toTensor().clamp_min(0);
+    return Stack{remembered->clone()};
+  });
+  const Verdict verdict = check_case(kRelu, kCase, caching, settings_with_salt(5));
+  EXPECT_EQ(verdict.status, Verdict::Status::kFailed);
+  EXPECT_EQ(verdict.failed_draw, 2);
+  ASSERT_FALSE(verdict.errors.empty());
+  EXPECT_NE(verdict.errors[0].find("(draw 2 of 2)"), std::string::npos) << verdict.errors[0];
+}
+
+TEST(CheckCase, AnswersPrecomputedForOneSaltFailUnderAnother) {
+  // Precomputed for salt 5: right there, wrong with any other salt.
+  const std::vector<at::Tensor> precomputed = {
+      materialize(find_operator(kRelu).schema(), kCase, c10::Device(c10::kCPU), 0, 5)[0].toTensor().clamp_min(0),
+      materialize(find_operator(kRelu).schema(), kCase, c10::Device(c10::kCPU), 1, 5)[0].toTensor().clamp_min(0)};
+  auto calls = std::make_shared<int>(0);
+  const FunctionBackend lookup("impl3", [precomputed, calls](Stack) { return Stack{precomputed[(*calls)++ % 2].clone()}; });
+  EXPECT_TRUE(check_case(kRelu, kCase, lookup, settings_with_salt(5)).passed());
+  *calls = 0;
+  EXPECT_FALSE(check_case(kRelu, kCase, lookup, settings_with_salt(6)).passed());
+}
+
+TEST(CheckCase, ChangedGlobalStateFailsAndIsRestored) {
+  const bool grad = c10::GradMode::is_enabled();
+  const FunctionBackend toggling("impl4", [](Stack s) {
+    c10::GradMode::set_enabled(!c10::GradMode::is_enabled());
+    return Stack{s[0].toTensor().clamp_min(0)};
+  });
+  const Verdict verdict = check_case(kRelu, kCase, toggling, settings_with_salt(5));
+  EXPECT_EQ(verdict.status, Verdict::Status::kFailed);
+  EXPECT_NE(verdict.errors[0].find("changed global state the reference depends on: grad mode"), std::string::npos)
+      << verdict.errors[0];
+  EXPECT_EQ(c10::GradMode::is_enabled(), grad);  // restored for later cases
+}
+
+TEST(CheckCase, AThreadLeftWritingTheOutputFails) {
+  const FunctionBackend detached("impl5", [](Stack s) {
+    at::Tensor input = s[0].toTensor().clone();
+    at::Tensor output = at::empty_like(input);
+    std::thread([input, output]() mutable {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      output.copy_(input.clamp_min(0));
+    }).detach();
+    return Stack{output};
+  });
+  const Verdict verdict = check_case(kRelu, kCase, detached, settings_with_salt(5));
+  EXPECT_EQ(verdict.status, Verdict::Status::kFailed);
+  bool named = false;
+  for (const std::string& error : verdict.errors) named = named || error.find("thread(s) running") != std::string::npos;
+  EXPECT_TRUE(named);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));  // let it finish before the next test
+}
+
+TEST(CheckCase, AnExceptionNamesTheBackendAndTheCase) {
+  const FunctionBackend throwing("impl6", [](Stack) -> Stack { throw std::runtime_error("not written yet"); });
+  const Verdict verdict = check_case(kRelu, kCase, throwing, settings_with_salt(5));
+  ASSERT_EQ(verdict.errors.size(), 1u);
+  EXPECT_NE(verdict.errors[0].find("impl6 (test.cpp) threw on relu.default case f32_64"), std::string::npos);
+  EXPECT_NE(verdict.errors[0].find("not written yet"), std::string::npos);
+}
+
+TEST(CheckCase, TheReferenceRunsOneDrawAndPasses) {
+  const Verdict verdict = check_case(kRelu, kCase, backends().reference(), settings_with_salt(5));
+  EXPECT_TRUE(verdict.passed());
+  EXPECT_EQ(verdict.draws, 1);
+}
+
+TEST(CheckCase, ACudaBackendWithoutADeviceIsSkipped) {
+  if (cuda_available()) GTEST_SKIP() << "this machine has a CUDA device";
+  class CudaBackend : public FunctionBackend {
+   public:
+    CudaBackend() : FunctionBackend("impl7", [](Stack s) { return s; }) {}
+    c10::Device device(const Settings&) const override { return c10::Device(c10::kCUDA, 0); }
+  } cuda;
+  const Verdict verdict = check_case(kRelu, kCase, cuda, Settings());
+  EXPECT_EQ(verdict.status, Verdict::Status::kSkipped);
+  EXPECT_EQ(verdict.skip_reason, "impl7 is a CUDA kernel and this machine has no CUDA device");
+}
+
+TEST(TimeCase, AKernelWrongOnlyWhenTimedFails) {
+  // Right for the first two calls (the two draws check_case makes), then a stale answer.
+  auto calls = std::make_shared<int>(0);
+  auto stale = std::make_shared<at::Tensor>();
+  const FunctionBackend cheat("impl8", [calls, stale](Stack s) {
+    if (++*calls <= 2 || !stale->defined()) {
+      *stale = s[0].toTensor().clamp_min(0);
+      return Stack{stale->clone()};
+    }
+    return Stack{stale->clone()};
+  });
+  Settings settings = settings_with_salt(5);
+  settings.stopping.min_samples = 8;
+  settings.stopping.max_samples = 16;
+  Timer timer(c10::Device(c10::kCPU), settings.stopping, settings.layout);
+  const Verdict verdict = time_case(kRelu, kCase, cheat, settings, timer);
+  EXPECT_EQ(verdict.status, Verdict::Status::kFailed);
+  EXPECT_TRUE(verdict.has_flag("wrong_when_timed"));
+  const FunctionBackend honest("impl9", [](Stack s) { return Stack{s[0].toTensor().clamp_min(0)}; });
+  const Verdict fine = time_case(kRelu, kCase, honest, settings, timer);
+  EXPECT_TRUE(fine.passed()) << (fine.errors.empty() ? "" : fine.errors[0]);
+  ASSERT_TRUE(fine.timing.has_value());
+  EXPECT_GT(fine.timing->speedup, 0);
+}
+
+}  // namespace
+}  // namespace backendbench

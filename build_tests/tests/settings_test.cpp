@@ -1,0 +1,106 @@
+// Unit tests of settings.h: one table, one rule, one located error per bad value.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "backendbench/settings.h"
+
+namespace backendbench {
+namespace {
+
+Settings parse(Frontend frontend, const std::map<std::string, std::string>& environment,
+               std::vector<std::string> arguments = {}) {
+  std::vector<char*> argv = {const_cast<char*>("exe")};
+  for (std::string& argument : arguments) argv.push_back(argument.data());
+  int argc = static_cast<int>(argv.size());
+  return parse_settings(frontend, argc, argv.data(), [&](const char* name) -> const char* {
+    auto found = environment.find(name);
+    return found == environment.end() ? nullptr : found->second.c_str();
+  });
+}
+
+std::string error_of(Frontend frontend, const std::map<std::string, std::string>& environment,
+                     std::vector<std::string> arguments = {}) {
+  try {
+    parse(frontend, environment, std::move(arguments));
+  } catch (const SettingsError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(Settings, Defaults) {
+  const Settings settings = parse(Frontend::kTests, {});
+  EXPECT_EQ(settings.draws, 2);
+  EXPECT_EQ(settings.case_timeout_seconds, 0);
+  EXPECT_DOUBLE_EQ(settings.cpu_f16_gflop_limit, 2);
+  EXPECT_FALSE(settings.salt_given);
+  EXPECT_EQ(settings.layout.flush, SamplingLayout::Flush::kRead);
+}
+
+TEST(Settings, TheEnvironmentOverridesTheCommandLine) {
+  EXPECT_EQ(parse(Frontend::kTests, {}, {"--case-timeout=30"}).case_timeout_seconds, 30);
+  EXPECT_EQ(parse(Frontend::kTests, {{"BACKENDBENCH_CASE_TIMEOUT", "5"}}, {"--case-timeout=30"}).case_timeout_seconds, 5);
+}
+
+TEST(Settings, ABadValueIsOneLocatedError) {
+  EXPECT_EQ(error_of(Frontend::kTests, {{"BACKENDBENCH_CASE_TIMEOUT", "abc"}}),
+            "environment: BACKENDBENCH_CASE_TIMEOUT: error: 'abc' is not a valid value of BACKENDBENCH_CASE_TIMEOUT; "
+            "expected a whole number of seconds, 0 for none");
+  EXPECT_EQ(error_of(Frontend::kTests, {{"BACKENDBENCH_CPU_F16_GFLOP_LIMIT", "abc"}}),
+            "environment: BACKENDBENCH_CPU_F16_GFLOP_LIMIT: error: 'abc' is not a valid value of "
+            "BACKENDBENCH_CPU_F16_GFLOP_LIMIT; expected a number of GFLOP of at least 0 (0: no limit)");
+  EXPECT_NE(error_of(Frontend::kTests, {{"BACKENDBENCH_DRAWS", "0"}}), "");
+  EXPECT_NE(error_of(Frontend::kTests, {{"BACKENDBENCH_DRAWS", "2x"}}), "");
+  EXPECT_NE(error_of(Frontend::kTests, {{"BACKENDBENCH_DEVICE", "tpu"}}), "");
+  EXPECT_EQ(error_of(Frontend::kTests, {}, {"--case-timeout=-1"}),
+            "command line: argument 1 (--case-timeout): error: '-1' is not a valid value of BACKENDBENCH_CASE_TIMEOUT; "
+            "expected a whole number of seconds, 0 for none");
+  EXPECT_EQ(error_of(Frontend::kBench, {{"BACKENDBENCH_FLUSH", "clean"}}),
+            "environment: BACKENDBENCH_FLUSH: error: 'clean' is not a valid value of BACKENDBENCH_FLUSH; expected 'read' "
+            "or 'write'");
+}
+
+TEST(Settings, EachExecutableReadsOnlyItsOwn) {
+  // ./bench's layout means nothing to the tests: not read there, and a flag of it is an error.
+  EXPECT_EQ(error_of(Frontend::kTests, {{"BACKENDBENCH_FLUSH", "clean"}}), "");
+  EXPECT_NE(error_of(Frontend::kTests, {}, {"--backendbench_flush=read"}), "");
+  EXPECT_NE(settings_help(Frontend::kBench).find("BACKENDBENCH_FLUSH_MIB"), std::string::npos);
+  EXPECT_EQ(settings_help(Frontend::kTests).find("BACKENDBENCH_FLUSH_MIB"), std::string::npos);
+}
+
+TEST(Settings, SamplingLayoutNamedThenFields) {
+  const Settings copied = parse(Frontend::kBench, {{"BACKENDBENCH_LAYOUT", "do_bench"}});
+  EXPECT_EQ(copied.layout.flush, SamplingLayout::Flush::kWrite);
+  EXPECT_EQ(copied.layout.flush_bytes, int64_t{256} << 20);
+  EXPECT_EQ(copied.layout.batch_pairs, 64);
+  const Settings mixed = parse(Frontend::kBench, {{"BACKENDBENCH_LAYOUT", "do_bench"}, {"BACKENDBENCH_BATCH_PAIRS", "8"},
+                                                 {"BACKENDBENCH_FLUSH", "read"}});
+  EXPECT_EQ(mixed.layout.batch_pairs, 8);
+  EXPECT_EQ(mixed.layout.flush, SamplingLayout::Flush::kRead);
+  EXPECT_EQ(mixed.layout.flush_bytes, int64_t{256} << 20);
+}
+
+TEST(Settings, TheSaltIsRandomUnlessGivenAndRoundTrips) {
+  const Settings a = parse(Frontend::kTests, {}), b = parse(Frontend::kTests, {});
+  EXPECT_NE(a.salt, b.salt);
+  const Settings given = parse(Frontend::kTests, {{"BACKENDBENCH_SALT", salt_text(a.salt)}});
+  EXPECT_TRUE(given.salt_given);
+  EXPECT_EQ(given.salt, a.salt);
+  EXPECT_EQ(parse(Frontend::kTests, {{"BACKENDBENCH_SALT", "42"}}).salt, 42u);
+  EXPECT_NE(error_of(Frontend::kTests, {{"BACKENDBENCH_SALT", "0xzz"}}), "");
+}
+
+TEST(Settings, FlagsAreRemovedFromTheCommandLine) {
+  std::vector<std::string> arguments = {"exe", "--gtest_filter=x", "--case-timeout=3", "--backendbench_draws=4"};
+  std::vector<char*> argv;
+  for (std::string& argument : arguments) argv.push_back(argument.data());
+  int argc = static_cast<int>(argv.size());
+  const Settings settings = parse_settings(Frontend::kTests, argc, argv.data(), [](const char*) { return nullptr; });
+  EXPECT_EQ(argc, 2);
+  EXPECT_STREQ(argv[1], "--gtest_filter=x");
+  EXPECT_EQ(settings.draws, 4);
+}
+
+}  // namespace
+}  // namespace backendbench

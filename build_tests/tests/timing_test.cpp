@@ -1,0 +1,111 @@
+// Unit tests of timing.h: estimates, the stopping rule, interleaving and the hidden-work guard.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+
+#include "backendbench/timing.h"
+
+#if __has_include(<c10/cuda/CUDAStream.h>) && __has_include(<cuda_runtime_api.h>)
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+#include "test_support.h"
+
+namespace backendbench {
+namespace {
+
+using namespace backendbench::testing;
+
+TEST(Timing, LocationEstimateShrinksWithSamples) {
+  auto noisy = [](int count) {  // 1 ± 5 %, deterministic, plus one outlier the middle half ignores
+    std::vector<double> values;
+    for (int i = 0; i < count; ++i) values.push_back(1.0 + 0.05 * std::sin(i * 12.9898));
+    values.push_back(50.0);
+    return values;
+  };
+  const LocationEstimate a = estimate_location(noisy(16)), b = estimate_location(noisy(1600));
+  EXPECT_NEAR(a.value, 1.0, 0.03);
+  EXPECT_NEAR(b.value, 1.0, 0.01);
+  EXPECT_GT(a.relative_error, 0.002);
+  EXPECT_LT(b.relative_error, a.relative_error / 5);
+}
+
+TEST(Timing, ACoarseTimerDoesNotEndSamplingEarly) {
+  // Two timer ticks, mostly the lower one: the median's MAD would be 0 ("known exactly").
+  StoppingRule rule;
+  rule.min_samples = 20;
+  rule.target_relative_error = 0.003;
+  std::vector<double> ticks(20, 3.4);
+  for (int i = 0; i < 8; ++i) ticks[i] = 3.6;
+  EXPECT_FALSE(rule.done(ticks, 0.0));
+}
+
+TEST(Timing, StoppingRuleNeedsMinimumThenStopsOnNoiseOrCap) {
+  StoppingRule rule;
+  rule.min_samples = 10;
+  rule.max_samples = 1000;
+  rule.target_relative_error = 0.01;
+  rule.seconds_cap = 1.0;
+  const std::vector<double> steady(10, 2.0), noisy = {1, 3, 2, 1.5, 2.5, 1, 3, 2, 1.5, 2.5};
+  EXPECT_FALSE(rule.done(std::vector<double>(9, 2.0), 0.0));  // below the minimum
+  EXPECT_TRUE(rule.done(steady, 0.0));                        // no noise: known exactly
+  EXPECT_FALSE(rule.done(noisy, 0.0));                        // noisy: keep sampling
+  EXPECT_TRUE(rule.done(noisy, 1.5));                         // unless the time cap is spent
+  EXPECT_TRUE(rule.done(std::vector<double>(1000, 1.0), 0.0));
+}
+
+TEST(Timing, InterleavedSpeedupOnTheCpu) {
+  StoppingRule rule;
+  rule.min_samples = 5;
+  rule.max_samples = 40;
+  Timer timer(c10::Device(c10::kCPU), rule, SamplingLayout());
+  const at::Tensor x = at::randn({1 << 16});
+  auto once = [&](Timer::Inputs) { (void)at::exp(x); return Timer::Inputs{}; };
+  auto four_times = [&](Timer::Inputs) { for (int i = 0; i < 4; ++i) (void)at::exp(x); return Timer::Inputs{}; };
+  const PairedSamples pair = timer.sample_interleaved([] { return Timer::Inputs{}; }, once, four_times);
+  EXPECT_EQ(pair.reference.count(), pair.kernel.count());
+  EXPECT_LT(pair.speedup(), 0.6);  // four times the work cannot be faster than half the time
+  EXPECT_GT(pair.speedup(), 0.1);
+}
+
+TEST(Timing, BatchesAreLedByEachSideInTurn) {
+  StoppingRule rule;
+  rule.min_samples = rule.max_samples = 8;  // two batches of four pairs
+  SamplingLayout layout;
+  layout.batch_pairs = 4;
+  Timer timer(c10::Device(c10::kCPU), rule, layout);
+  std::string order;
+  auto reference = [&](Timer::Inputs) { order += 'R'; return Timer::Inputs{}; };
+  auto kernel = [&](Timer::Inputs) { order += 'K'; return Timer::Inputs{}; };
+  const PairedSamples pair = timer.sample_interleaved([] { return Timer::Inputs{}; }, reference, kernel);
+  EXPECT_EQ(order, "RKKRRKKR" "KRRKKRRK");
+  EXPECT_EQ(pair.ratios.size(), 8u);
+}
+
+#if __has_include(<c10/cuda/CUDAStream.h>) && __has_include(<cuda_runtime_api.h>)
+// A "kernel" that does its work on a side stream: events on the current stream miss it; the
+// hidden-work guard must not.
+TEST(Timing, WorkHiddenOnASideStreamIsFlagged) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const c10::Device device(c10::kCUDA, 0);
+  Timer timer(device, StoppingRule(), SamplingLayout());
+  const at::Tensor x = at::randn({1 << 24}, at::TensorOptions().device(device));
+  auto reference = [&](Timer::Inputs) { (void)at::relu(x); return Timer::Inputs{}; };
+  auto honest = [&](Timer::Inputs) { (void)at::relu(x); return Timer::Inputs{}; };
+  auto hiding = [&](Timer::Inputs) {
+    c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool();
+    c10::cuda::CUDAStreamGuard guard(side);
+    at::Tensor y = x;
+    for (int i = 0; i < 20; ++i) y = at::relu(y) + 1;  // the real work, on the side stream
+    return Timer::Inputs{};
+  };
+  const auto none = [] { return Timer::Inputs{}; };
+  EXPECT_EQ(timer.hidden_work_seconds(none, reference, honest), 0);
+  EXPECT_GT(timer.hidden_work_seconds(none, reference, hiding), 0);
+}
+#endif
+
+}  // namespace
+}  // namespace backendbench

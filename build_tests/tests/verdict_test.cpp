@@ -1,0 +1,60 @@
+// Unit tests of verdict.h: the JSON form of the one results schema.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+#include "backendbench/verdict.h"
+
+namespace backendbench {
+namespace {
+
+TEST(Verdict, JsonCarriesTheSchemaAndEveryField) {
+  Verdict verdict;
+  verdict.suite = "smoke";
+  verdict.op = "relu.default";
+  verdict.case_name = "f32_4_abc";
+  verdict.arguments = "((T([4], f32),), {})";
+  verdict.trace_file = "traces/smoke.txt";
+  verdict.trace_line = 3;
+  verdict.backend = "impl1";
+  verdict.status = Verdict::Status::kFailed;
+  verdict.failed_draw = 2;
+  verdict.salt = 0xabc;
+  verdict.checks = {{"outputs", false, "1 of 4 values differ"}};
+  verdict.errors = {"relu.default case ...: 1 of 4 values differ \xff"};  // invalid UTF-8 is replaced, not thrown
+  verdict.flags = {"suspect"};
+  const nlohmann::json json = nlohmann::json::parse(verdict_json(verdict));
+  EXPECT_EQ(json["schema"], "backendbench-verdict");
+  EXPECT_EQ(json["version"], kVerdictSchemaVersion);
+  EXPECT_EQ(json["operator"], "relu.default");
+  EXPECT_EQ(json["source"]["line"], 3);
+  EXPECT_EQ(json["status"], "failed");
+  EXPECT_EQ(json["failed_draw"], 2);
+  EXPECT_EQ(json["salt"], "0x0000000000000abc");
+  EXPECT_EQ(json["checks"][0]["check"], "outputs");
+  EXPECT_EQ(json["flags"][0], "suspect");
+  EXPECT_TRUE(json["timing"].is_null());
+}
+
+TEST(Verdict, AppendingWritesOneLinePerVerdict) {
+  const std::string path = ::testing::TempDir() + "/verdicts.jsonl";
+  std::remove(path.c_str());
+  Verdict verdict;
+  verdict.op = "a";
+  append_verdict(path, verdict);
+  verdict.op = "b";
+  append_verdict(path, verdict);
+  std::ifstream in(path);
+  std::string first, second, third;
+  std::getline(in, first);
+  std::getline(in, second);
+  EXPECT_FALSE(std::getline(in, third));
+  EXPECT_EQ(nlohmann::json::parse(first)["operator"], "a");
+  EXPECT_EQ(nlohmann::json::parse(second)["operator"], "b");
+}
+
+}  // namespace
+}  // namespace backendbench
