@@ -7,6 +7,7 @@
 #include <c10/core/GradMode.h>
 
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "backendbench/inputs.h"
@@ -150,6 +151,17 @@ TEST(TimeCase, AKernelWrongOnlyWhenTimedFails) {
   const Verdict verdict = time_case(kRelu, kCase, cheat, settings, timer);
   EXPECT_EQ(verdict.status, Verdict::Status::kFailed);
   EXPECT_TRUE(verdict.has_flag("wrong_when_timed"));
+  // A cache keyed on the input's address: stale once values change at the same address (the
+  // allocator may already reuse one between check_case's draws; in timing it always happens).
+  auto cache = std::make_shared<std::map<const void*, at::Tensor>>();
+  const FunctionBackend by_pointer("impl10", [cache](Stack s) {
+    const at::Tensor input = s[0].toTensor();
+    auto found = cache->find(input.const_data_ptr());
+    if (found == cache->end()) found = cache->emplace(input.const_data_ptr(), input.clamp_min(0)).first;
+    return Stack{found->second.clone()};
+  });
+  const Verdict pointer_verdict = time_case(kRelu, kCase, by_pointer, settings, timer);
+  EXPECT_EQ(pointer_verdict.status, Verdict::Status::kFailed);
   const FunctionBackend honest("impl9", [](Stack s) { return Stack{s[0].toTensor().clamp_min(0)}; });
   const Verdict fine = time_case(kRelu, kCase, honest, settings, timer);
   EXPECT_TRUE(fine.passed()) << (fine.errors.empty() ? "" : fine.errors[0]);

@@ -74,6 +74,22 @@ std::string late_device_writes(const Stack& outputs, c10::Device device) {
   return comparison.equal ? "" : comparison.message;
 }
 
+// Writes the values of `from` into the storage of `into` (the same case, another draw): the
+// whole storage of each tensor, so zero-stride views are refreshed too.
+void refresh_values(const Stack& into, const Stack& from) {
+  const std::vector<at::Tensor> targets = tensors_in(into), sources = tensors_in(from);
+  for (size_t i = 0; i < targets.size() && i < sources.size(); ++i) {
+    const at::Tensor& target = targets[i];
+    const at::Tensor& source = sources[i];
+    if (!target.defined() || !source.defined() || target.layout() != at::kStrided ||
+        target.storage().nbytes() != source.storage().nbytes()) {
+      continue;
+    }
+    const int64_t elements = static_cast<int64_t>(target.storage().nbytes() / target.element_size());
+    target.as_strided({elements}, {1}, 0).copy_(source.as_strided({elements}, {1}, 0));
+  }
+}
+
 // One draw; returns false when the verdict is decided (failed or skipped).
 bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
                 const c10::OperatorHandle& handle, c10::Device device, int draw, int draws, Verdict& verdict) {
@@ -230,15 +246,17 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
   const c10::OperatorHandle handle = find_operator(op);
   const std::string label = label_of(backend);
   try {
-    // Two draws of input values, alternating between batches: a result remembered from the
-    // previous batch is wrong for this one.
+    // Two draws of input values, alternating between batches and written into the same storage:
+    // a result remembered from the previous batch (keyed on pointers, shapes or call counts) is
+    // wrong for this one.
     std::vector<Stack> value_sets = {materialize(handle.schema(), spec, device, 0, settings.salt)};
     if (!alone) value_sets.push_back(materialize(handle.schema(), spec, device, 1, settings.salt));
     size_t current = 0;
+    const Stack live = clone_inputs(value_sets[0]);
     // In-place operators write their inputs: each call gets fresh copies, made outside the timed
     // region, so every sample sees the same values.
     const bool writes_inputs = !written_arguments(handle.schema(), facts.unannotated_writes).empty();
-    auto fresh = [&] { return writes_inputs ? clone_inputs(value_sets[current]) : value_sets[current]; };
+    auto fresh = [&] { return writes_inputs ? clone_inputs(live) : live; };
     const BoundCall reference = backends().reference().bind(handle, value_sets[0], device);
     const BoundCall candidate = backend.bind(handle, value_sets[0], device);
     Stack last_reference, last_kernel;
@@ -263,7 +281,7 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
       const CompareOptions options = compare_options_for(facts);
       timer.after_batch = [&] {
         if (wrong_when_timed.empty()) {
-          const Stack& batch_values = value_sets[current];
+          const Stack& batch_values = value_sets[current];  // what `live` held during the batch
           const Comparison comparison =
               compare_with_second_chance(last_reference, last_kernel, options, [&, precise = std::optional<Stack>()]() mutable -> const Stack* {
                 try {
@@ -276,6 +294,7 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
           if (!comparison.equal) wrong_when_timed = comparison.message;
         }
         current = (current + 1) % value_sets.size();
+        refresh_values(live, value_sets[current]);
       };
       const PairedSamples pair = timer.sample_interleaved(fresh, reference_kept, candidate_kept);
       timer.after_batch = nullptr;
