@@ -118,6 +118,7 @@ int main(int argc, char** argv) {
   try {
     settings = parse_settings(Frontend::kBench, argc, argv);
     load_kernel_manifest(kKernelManifest);
+    if (!settings.verdicts_path.empty()) start_verdicts(settings.verdicts_path);
   } catch (const std::exception& error) {
     std::cerr << error.what() << "\n";
     return 2;

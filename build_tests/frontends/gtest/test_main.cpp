@@ -24,6 +24,7 @@
 #include "backendbench/backend.h"
 #include "backendbench/correctness.h"
 #include "backendbench/settings.h"
+#include "backendbench/verdict.h"
 
 namespace {
 
@@ -95,6 +96,7 @@ int main(int argc, char** argv) {
   try {
     settings = parse_settings(Frontend::kTests, argc, argv);
     load_kernel_manifest(kKernelManifest);
+    if (!settings.verdicts_path.empty()) start_verdicts(settings.verdicts_path);
   } catch (const std::exception& error) {
     std::cerr << error.what() << "\n";
     return 2;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -74,6 +75,13 @@ std::string verdict_json(const Verdict& verdict) {
   }
   // Invalid UTF-8 in a message (a kernel's exception text) is replaced, never a throw.
   return document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void start_verdicts(const std::string& path) {
+  const std::filesystem::path file(path);
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) throw std::runtime_error("cannot write verdicts to " + path);
 }
 
 void append_verdict(const std::string& path, const Verdict& verdict) {

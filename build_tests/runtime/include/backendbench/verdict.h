@@ -63,6 +63,8 @@ const char* status_name(Verdict::Status status);
 // One line of JSON (no newline), with "schema": "backendbench-verdict" and "version".
 std::string verdict_json(const Verdict& verdict);
 
+// Creates `path` (and its folder) empty: a run's verdicts replace the last run's.
+void start_verdicts(const std::string& path);
 // Appends one line per verdict to `path` (created if missing), flushed at once, so a crash
 // later in the run loses nothing already written. Throws std::runtime_error on I/O failure.
 void append_verdict(const std::string& path, const Verdict& verdict);
