@@ -113,17 +113,19 @@ void Emitter::emit_suite(const model::Suite& suite, const SuiteOutputOptions& op
   }
   std::vector<std::string> tests;
   for (const model::Operator& op : suite.operators) {
-    struct Backend {
+    // One CTest entry per backend the test executable will register for the operator: the
+    // reference, then each kernel (the runtime's backend registry decides the same at run time).
+    struct EntryBackend {
       std::string name, labels, expected_failure;
     };
-    std::vector<Backend> backends = {{"aten", "aten", ""}};
+    std::vector<EntryBackend> backends = {{naming::kReferenceBackend, naming::kReferenceBackend, ""}};
     for (const model::KernelVariant& kernel : op.variants) {
       backends.push_back({kernel.name(),
                           "directory;" + kernel.name() + (kernel.is_cuda ? ";cuda" : ";cpu") +
                               (kernel.derived_from ? ";derived" : ""),
                           kernel.expected_failure});
     }
-    for (const Backend& backend : backends) {
+    for (const EntryBackend& backend : backends) {
       TemplateEnvironment entry = {
           {"name", model::ctest_name(suite.name, op.name, backend.name)},
           {"executable", options.test_executable},

@@ -42,7 +42,8 @@ std::string kernel_function(const std::string& folder);
 std::string implementation_stem(const std::string& folder, int number);
 std::optional<int> implementation_number(const std::string& folder, const std::string& file_stem);
 
-// Backends: "aten" or "impl<N>" for a directory kernel variant.
+// Backends: the reference, or "impl<N>" for a directory kernel variant.
+inline constexpr const char* kReferenceBackend = "aten";
 std::string variant_name(int implementation_number);
 
 std::string ctest_name(const std::string& suite, const OperatorName& op, const std::string& backend);

@@ -10,6 +10,7 @@
 
 #include "backendbench/kernel_binding.h"
 #include "backendbench/tensor_values.h"
+#include "language/naming.h"
 
 namespace backendbench {
 namespace {
@@ -22,9 +23,9 @@ Stack call_through_dispatcher(const c10::OperatorHandle& op, Stack stack) {
 // aten through the dispatcher: the reference, standing in as a kernel.
 class AtenBackend : public Backend {
  public:
-  AtenBackend() : Backend("aten", Kind::kReference) {}
+  AtenBackend() : Backend(naming::kReferenceBackend, Kind::kReference) {}
   c10::Device device(const Settings& settings) const override { return reference_device(settings); }
-  std::vector<std::string> labels() const override { return {"aten"}; }
+  std::vector<std::string> labels() const override { return {naming::kReferenceBackend}; }
   Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device) const override {
     return call_through_dispatcher(op, std::move(stack));
   }

@@ -1,0 +1,2 @@
+// The translation unit that builds the precompiled header kernel bindings reuse
+// (build_tests/CMakeLists.txt); it has no code of its own.
