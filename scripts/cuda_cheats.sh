@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a CUDA machine: the tests and ./bench against kernels that cheat in the ways ./bench alone
 # used to miss (build_tests/gallery/cuda_cheats: a side-stream relu, an at::relu fallback, a
-# caching sigmoid, and an honest relu as control), and the project's own tests on CUDA (the aten
+# caching sigmoid), and the project's own tests on CUDA (the aten
 # backend, the example kernels and the gallery), to show there are no false alarms.
 # Usage: scripts/cuda_cheats.sh OUTPUT_DIR [extra cmake arguments, e.g. -DCMAKE_INCLUDE_PATH=...]
 set -uo pipefail

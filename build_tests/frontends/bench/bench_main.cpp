@@ -18,6 +18,7 @@
 
 #include "backendbench/backend.h"
 #include "backendbench/run_case.h"
+#include "backendbench/run_start.h"
 #include "backendbench/scores.h"
 #include "backendbench/settings.h"
 #include "backendbench/timing.h"
@@ -111,20 +112,9 @@ void register_benchmarks(const Settings& settings) {
 
 int main(int argc, char** argv) {
   using namespace backendbench;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0) std::cout << settings_help(Frontend::kBench) << "\n";
-  }
-  static Settings settings;
-  try {
-    settings = parse_settings(Frontend::kBench, argc, argv);
-    load_kernel_manifest(kKernelManifest);
-    if (!settings.verdicts_path.empty()) start_verdicts(settings.verdicts_path);
-  } catch (const std::exception& error) {
-    std::cerr << error.what() << "\n";
-    return 2;
-  }
-  std::cerr << "backendbench: salt " << salt_text(settings.salt) << " (BACKENDBENCH_SALT=" << salt_text(settings.salt)
-            << " replays this run's inputs)\n";
+  static const std::optional<Settings> started = start_run(Frontend::kBench, argc, argv, kKernelManifest, std::cerr);
+  if (!started) return 2;
+  const Settings& settings = *started;
   register_benchmarks(settings);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

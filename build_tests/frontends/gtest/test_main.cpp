@@ -21,10 +21,8 @@
 #include <string>
 #include <thread>
 
-#include "backendbench/backend.h"
 #include "backendbench/correctness.h"
-#include "backendbench/settings.h"
-#include "backendbench/verdict.h"
+#include "backendbench/run_start.h"
 
 namespace {
 
@@ -89,20 +87,9 @@ void watch_for_hangs(int timeout_seconds) {
 
 int main(int argc, char** argv) {
   using namespace backendbench;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) std::cout << settings_help(Frontend::kTests) << "\n";
-  }
-  static Settings settings;
-  try {
-    settings = parse_settings(Frontend::kTests, argc, argv);
-    load_kernel_manifest(kKernelManifest);
-    if (!settings.verdicts_path.empty()) start_verdicts(settings.verdicts_path);
-  } catch (const std::exception& error) {
-    std::cerr << error.what() << "\n";
-    return 2;
-  }
-  std::cout << "backendbench: salt " << salt_text(settings.salt) << " (BACKENDBENCH_SALT=" << salt_text(settings.salt)
-            << " replays this run's inputs)\n";
+  static const std::optional<Settings> started = start_run(Frontend::kTests, argc, argv, kKernelManifest, std::cout);
+  if (!started) return 2;
+  const Settings& settings = *started;
   register_correctness_tests(settings);
   const int timeout_seconds = settings.case_timeout_seconds;
   ::testing::InitGoogleTest(&argc, argv);

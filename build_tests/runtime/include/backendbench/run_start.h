@@ -1,0 +1,17 @@
+// What every front-end does before its first case, in one place: --help lists the settings
+// (the framework's own help follows), the settings are parsed, the kernel libraries of the
+// manifest are loaded, the verdicts file is started, and the run's salt is printed to `log`.
+#pragma once
+
+#include <optional>
+#include <ostream>
+
+#include "backendbench/settings.h"
+
+namespace backendbench {
+
+// The run's settings, or nullopt after printing the one error to stderr (exit with 2).
+std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, const char* kernel_manifest,
+                                  std::ostream& log);
+
+}  // namespace backendbench

@@ -1,0 +1,33 @@
+// Front-end start-up; see run_start.h.
+#include "backendbench/run_start.h"
+
+#include <cstring>
+#include <iostream>
+
+#include "backendbench/backend.h"
+#include "backendbench/verdict.h"
+
+namespace backendbench {
+
+std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, const char* kernel_manifest,
+                                  std::ostream& log) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::cout << settings_help(frontend) << "\n";
+    }
+  }
+  Settings settings;
+  try {
+    settings = parse_settings(frontend, argc, argv);
+    load_kernel_manifest(kernel_manifest);
+    if (!settings.verdicts_path.empty()) start_verdicts(settings.verdicts_path);
+  } catch (const std::exception& error) {
+    std::cerr << error.what() << "\n";
+    return std::nullopt;
+  }
+  log << "backendbench: salt " << salt_text(settings.salt) << " (BACKENDBENCH_SALT=" << salt_text(settings.salt)
+      << " replays this run's inputs)\n";
+  return settings;
+}
+
+}  // namespace backendbench
