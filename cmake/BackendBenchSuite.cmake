@@ -7,7 +7,9 @@
 #   backendbench_add_suite(NAME n TRACES t.. [KERNELS set] [SHARDS k] [OPS o..] [TOPN n] [BOTTOMN n]
 #                          [CASE_TIMEOUT s] [EXCLUDE_UNKNOWN_OPERATORS])
 #                                            a generated gtest executable + CTest entries
-#   backendbench_add_bench()                 ./bench over every suite of the default kernel set
+#   backendbench_add_bench([NAME exe] [KERNELS set])
+#                                            ./bench (default name) over every suite of a kernel
+#                                            set (default: "default")
 #   backendbench_torchbench_traces(out_var)  where the TorchBench traces are (fatal if nowhere)
 #
 # Generation runs at build time. Its outputs are fixed per suite (SHARDS files of cases, one
@@ -257,18 +259,28 @@ function(backendbench_add_suite)
        "  add_test(${ARG_NAME}_NOT_BUILT ${ARG_NAME}_NOT_BUILT)\n"
        "endif()\n")
   set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
-  if(ARG_KERNELS STREQUAL "default")
-    # ./bench times the kernels users ship; other sets (test fixtures) stay out of it.
-    set_property(GLOBAL APPEND PROPERTY BACKENDBENCH_SUITE_CASES backendbench_cases_${ARG_NAME})
-  endif()
+  # ./bench times the kernels users ship (the default set); a bench of another set is for tests.
+  set_property(GLOBAL APPEND PROPERTY BACKENDBENCH_SUITE_CASES_${ARG_KERNELS} backendbench_cases_${ARG_NAME})
 endfunction()
 
 function(backendbench_add_bench)
-  get_property(case_libraries GLOBAL PROPERTY BACKENDBENCH_SUITE_CASES)
-  get_property(kernel_manifest GLOBAL PROPERTY BACKENDBENCH_KERNELS_default_MANIFEST)
-  add_executable(bench "${_backendbench_bench_main_source}" "${_backendbench_kernel_manifest_source}")
-  target_compile_definitions(bench PRIVATE BACKENDBENCH_KERNEL_MANIFEST="${kernel_manifest}")
-  target_link_libraries(bench PRIVATE ${case_libraries} backendbench::runtime benchmark::benchmark)
-  add_dependencies(bench backendbench_kernels)
-  set_target_properties(bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;KERNELS" "")
+  if(NOT ARG_NAME)
+    set(ARG_NAME bench)
+  endif()
+  if(NOT ARG_KERNELS)
+    set(ARG_KERNELS default)
+  endif()
+  get_property(case_libraries GLOBAL PROPERTY BACKENDBENCH_SUITE_CASES_${ARG_KERNELS})
+  get_property(kernel_manifest GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_MANIFEST)
+  get_property(kernels_target GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_TARGET)
+  if(NOT kernels_target)
+    message(FATAL_ERROR "backendbench_add_bench(${ARG_NAME}): no kernel set '${ARG_KERNELS}'; "
+                        "expected the NAME of an earlier backendbench_add_kernels()")
+  endif()
+  add_executable(${ARG_NAME} "${_backendbench_bench_main_source}" "${_backendbench_kernel_manifest_source}")
+  target_compile_definitions(${ARG_NAME} PRIVATE BACKENDBENCH_KERNEL_MANIFEST="${kernel_manifest}")
+  target_link_libraries(${ARG_NAME} PRIVATE ${case_libraries} backendbench::runtime benchmark::benchmark)
+  add_dependencies(${ARG_NAME} ${kernels_target})
+  set_target_properties(${ARG_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")
 endfunction()

@@ -39,6 +39,22 @@ TEST(Verdict, JsonCarriesTheSchemaAndEveryField) {
   EXPECT_TRUE(json["timing"].is_null());
 }
 
+TEST(Verdict, JsonReadsBackAsTheSameVerdict) {
+  Verdict verdict;
+  verdict.op = "relu.default";
+  verdict.backend = "impl2";
+  verdict.status = Verdict::Status::kFailed;
+  verdict.salt = 0xfeedface12345678;
+  verdict.errors = {"wrong"};
+  verdict.checks = {{"outputs", false, "wrong"}};
+  verdict.timing = TimingFigures{10, 5, 5, 2};
+  verdict.flags = {"suspect"};
+  const Verdict back = verdict_from_json(verdict_json(verdict));
+  EXPECT_EQ(verdict_json(back), verdict_json(verdict));
+  EXPECT_THROW(verdict_from_json("{\"schema\": \"other\"}"), std::invalid_argument);
+  EXPECT_THROW(verdict_from_json("not json"), std::invalid_argument);
+}
+
 TEST(Verdict, AppendingWritesOneLinePerVerdict) {
   const std::string path = ::testing::TempDir() + "/verdicts.jsonl";
   std::remove(path.c_str());

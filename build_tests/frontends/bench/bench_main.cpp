@@ -7,16 +7,32 @@
 // counters and collects the verdicts for the summary (scores.h): per (operator, backend) and
 // overall geomean speedup, and perf@p, printed and written as JSON (--backendbench_summary).
 //
+// Isolation: ./bench supervises. It runs the benchmarks in a worker process (itself, with
+// --backendbench_worker), which writes each benchmark's name before running it and exits at once
+// after a CUDA fault (the context is lost for every later benchmark). When a worker dies (a
+// signal) or faults, the supervisor records the benchmark it was running as failed with the
+// cause, and starts a new worker that leaves out every benchmark already run. The summary covers
+// every benchmark; the exit status is 1 when any kernel crashed or faulted.
+//
 // Calibration backends (--backendbench_calibration): `aten_self` measures the aten operator as
 // both reference and kernel (two independent measurements), `aten_twice` a kernel that runs the
 // aten operator twice; they test the instrument itself (scripts/timing_targets.py).
 #include <benchmark/benchmark.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 
 #include "backendbench/backend.h"
+#include "backendbench/observe.h"
 #include "backendbench/run_case.h"
 #include "backendbench/run_start.h"
 #include "backendbench/scores.h"
@@ -57,8 +73,11 @@ void set_counters(benchmark::State& state, const TimingFigures& t, bool alone, b
   if (t.launch_overhead_us > 0) state.counters["launch_overhead_us"] = t.launch_overhead_us;
 }
 
+constexpr int kCudaFaultExitCode = 3;
+
 void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSpec* spec, const Backend* backend,
-                   const Settings* settings) {
+                   const Settings* settings, const std::string& name) {
+  if (!settings->progress_path.empty()) std::ofstream(settings->progress_path, std::ios::app) << name << std::endl;
   const c10::Device device = backend->device(*settings);
   static std::map<std::string, std::unique_ptr<Timer>> timers;  // per device: launch overhead measured once
   std::unique_ptr<Timer>& timer = timers[device.str()];
@@ -75,8 +94,26 @@ void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSp
     verdict.errors.push_back(error.what());
   }
   verdict.frontend = "bench";
+  // A CUDA fault (an illegal address, say) is sticky: the context is lost for everything after.
+  // The worker reports this case with the cause and stops; its supervisor starts another.
+  std::string fault;
+  if (device.is_cuda() && cuda_available()) {
+    try {
+      synchronize_all_devices();
+    } catch (const std::exception& error) {
+      fault = error.what();
+    }
+  }
+  if (!fault.empty()) {
+    verdict.status = Verdict::Status::kFailed;
+    verdict.errors.push_back("CUDA fault while running " + name + ": " + fault.substr(0, fault.find('\n')));
+  }
   verdicts().push_back(verdict);
   if (!settings->verdicts_path.empty()) append_verdict(settings->verdicts_path, verdict);
+  if (!fault.empty() && settings->worker) {
+    std::cerr << "\n[  FAULT   ] " << verdict.errors.back() << "\n";
+    std::_Exit(kCudaFaultExitCode);
+  }
   if (verdict.timing) {
     state.SetIterationTime(verdict.timing->kernel_us / 1e6);
     set_counters(state, *verdict.timing, backend->kind() == Backend::Kind::kReference, device.is_cuda());
@@ -93,12 +130,18 @@ void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSp
 }
 
 void register_benchmarks(const Settings& settings) {
+  std::set<std::string> skipped;
+  if (!settings.skip_path.empty()) {
+    std::ifstream skip(settings.skip_path);
+    for (std::string line; std::getline(skip, line);) skipped.insert(line);
+  }
   for (const OperatorSpec* op : registered_operators()) {
     const naming::OperatorName name = *naming::OperatorName::from_user(op->display);
     for (size_t c = 0; c < op->case_count; ++c) {
       for (const Backend* backend : backends().for_operator(op->display, settings.calibration)) {
         const std::string benchmark = naming::benchmark_name(op->suite, name, op->cases[c].name, backend->name());
-        benchmark::RegisterBenchmark(benchmark.c_str(), run_benchmark, op, &op->cases[c], backend, &settings)
+        if (skipped.count(benchmark)) continue;
+        benchmark::RegisterBenchmark(benchmark.c_str(), run_benchmark, op, &op->cases[c], backend, &settings, benchmark)
             ->UseManualTime()
             ->Iterations(1)
             ->Unit(benchmark::kMicrosecond);
@@ -107,19 +150,111 @@ void register_benchmarks(const Settings& settings) {
   }
 }
 
+std::vector<std::string> lines_of(const std::string& path) {
+  std::vector<std::string> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
+}
+
+// Runs this executable with `arguments`; returns its wait status.
+int run_worker(const std::vector<std::string>& arguments) {
+  std::vector<char*> argv;
+  for (const std::string& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
+  argv.push_back(nullptr);
+  const pid_t child = fork();
+  if (child == 0) {
+    execv("/proc/self/exe", argv.data());
+    std::perror("./bench: cannot start a worker");
+    std::_Exit(127);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  return status;
+}
+
+// The supervisor: workers until every selected benchmark has run; then the summary.
+int supervise(const Settings& settings, const std::vector<std::string>& arguments) {
+  const std::filesystem::path scratch = std::filesystem::temp_directory_path() /
+                                        ("backendbench_bench_" + std::to_string(getpid()));
+  std::filesystem::create_directories(scratch);
+  const std::string verdicts_path =
+      settings.verdicts_path.empty() ? (scratch / "verdicts.jsonl").string() : settings.verdicts_path;
+  const std::string progress = (scratch / "progress.txt").string(), skip = (scratch / "skip.txt").string();
+  start_verdicts(verdicts_path);
+  std::ofstream(skip, std::ios::trunc).flush();
+  std::vector<std::string> worker_arguments = arguments;
+  for (const std::string& flag : {std::string("--backendbench_worker"), "--backendbench_verdicts=" + verdicts_path,
+                                  "--backendbench_progress=" + progress, "--backendbench_skip=" + skip,
+                                  "--backendbench_salt=" + salt_text(settings.salt)}) {
+    worker_arguments.push_back(flag);
+  }
+  int faults = 0;
+  for (;;) {
+    std::ofstream(progress, std::ios::trunc).flush();
+    const int status = run_worker(worker_arguments);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) break;
+    const std::vector<std::string> started = lines_of(progress);
+    if (started.empty() || (WIFEXITED(status) && WEXITSTATUS(status) != kCudaFaultExitCode)) {
+      // Not a kernel: a bad flag, a missing library. The worker said why.
+      std::filesystem::remove_all(scratch);
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    }
+    ++faults;
+    const std::string& culprit = started.back();
+    if (WIFSIGNALED(status)) {
+      // The worker died in `culprit`: its verdict was never written.
+      const std::string cause = std::string("the process received ") + (sigabbrev_np(WTERMSIG(status)) ? "SIG" : "signal ") +
+                                (sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?") + " (" +
+                                (sigdescr_np(WTERMSIG(status)) ? sigdescr_np(WTERMSIG(status)) : "unknown") + ")";
+      Verdict crashed;
+      const size_t a = culprit.find('/'), b = culprit.find('/', a + 1), c = culprit.find('/', b + 1);
+      crashed.suite = culprit.substr(0, a);
+      crashed.op = culprit.substr(a + 1, b - a - 1);
+      crashed.case_name = culprit.substr(b + 1, c - b - 1);
+      crashed.backend = culprit.substr(c + 1);
+      crashed.frontend = "bench";
+      crashed.salt = settings.salt;
+      crashed.status = Verdict::Status::kFailed;
+      crashed.errors.push_back("crashed while running " + culprit + ": " + cause);
+      append_verdict(verdicts_path, crashed);
+      std::cerr << "\n[  CRASHED ] " << culprit << ": " << cause << "\n";
+    }
+    std::ofstream skipped(skip, std::ios::app);
+    for (const std::string& name : started) skipped << name << "\n";
+  }
+  const Summary summary = summarize(read_verdicts(verdicts_path));
+  std::cerr << summary.text();
+  if (!settings.summary_path.empty()) {
+    std::ofstream(settings.summary_path) << summary.json();
+    std::cerr << "summary written to " << settings.summary_path << "\n";
+  }
+  if (faults > 0) std::cerr << faults << " benchmark(s) crashed or faulted; every other benchmark ran\n";
+  std::filesystem::remove_all(scratch);
+  return faults > 0 ? 1 : 0;
+}
+
 }  // namespace
 }  // namespace backendbench
 
 int main(int argc, char** argv) {
   using namespace backendbench;
+  const std::vector<std::string> arguments(argv, argv + argc);  // a worker gets them all again
   static const std::optional<Settings> started = start_run(Frontend::kBench, argc, argv, kKernelManifest, std::cerr);
   if (!started) return 2;
   const Settings& settings = *started;
   register_benchmarks(settings);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  const bool listing = std::any_of(arguments.begin(), arguments.end(), [](const std::string& argument) {
+    return argument.rfind("--benchmark_list_tests", 0) == 0 || argument == "--help";
+  });
+  if (!settings.worker && !listing) return supervise(settings, arguments);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  if (settings.worker) return 0;
   const Summary summary = summarize(verdicts());
   std::cerr << summary.text();
   if (!settings.summary_path.empty()) {

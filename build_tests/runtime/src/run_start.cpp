@@ -20,7 +20,8 @@ std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, con
   try {
     settings = parse_settings(frontend, argc, argv);
     load_kernel_manifest(kernel_manifest);
-    if (!settings.verdicts_path.empty()) start_verdicts(settings.verdicts_path);
+    // A worker of a supervising ./bench adds to the verdicts its supervisor started.
+    if (!settings.verdicts_path.empty() && !settings.worker) start_verdicts(settings.verdicts_path);
   } catch (const std::exception& error) {
     std::cerr << error.what() << "\n";
     return std::nullopt;

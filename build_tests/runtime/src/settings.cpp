@@ -193,6 +193,27 @@ const std::vector<Setting>& settings_table() {
          s.summary_path = text;
          return true;
        }},
+      {"BACKENDBENCH_WORKER", "backendbench_worker", {F::kBench}, "'0' or '1' (a bare flag means 1)",
+       "run as a worker of a supervising ./bench (set by ./bench itself)", "0",
+       [](Settings& s, const std::string& text) {
+         if (text != "0" && text != "1" && !text.empty()) return false;
+         s.worker = text != "0";
+         return true;
+       }},
+      {"BACKENDBENCH_PROGRESS", "backendbench_progress", {F::kBench}, "a file path",
+       "a worker writes each benchmark's name here before running it (set by ./bench itself)", "none",
+       [](Settings& s, const std::string& text) {
+         if (text.empty()) return false;
+         s.progress_path = text;
+         return true;
+       }},
+      {"BACKENDBENCH_SKIP", "backendbench_skip", {F::kBench}, "a file path",
+       "a worker leaves out the benchmarks this file lists (set by ./bench itself)", "none",
+       [](Settings& s, const std::string& text) {
+         if (text.empty()) return false;
+         s.skip_path = text;
+         return true;
+       }},
   };
   return table;
 }

@@ -77,6 +77,63 @@ std::string verdict_json(const Verdict& verdict) {
   return document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+Verdict verdict_from_json(const std::string& line) {
+  const nlohmann::json json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object() || json.value("schema", "") != "backendbench-verdict" ||
+      json.value("version", 0) != kVerdictSchemaVersion) {
+    throw std::invalid_argument("not a backendbench-verdict of version " + std::to_string(kVerdictSchemaVersion) + ": " +
+                                line.substr(0, 80));
+  }
+  Verdict verdict;
+  verdict.suite = json.value("suite", "");
+  verdict.op = json.value("operator", "");
+  verdict.case_name = json.value("case", "");
+  verdict.arguments = json.value("arguments", "");
+  verdict.trace_file = json["source"].value("file", "");
+  verdict.trace_line = json["source"].value("line", 0);
+  verdict.count = json.value("count", int64_t{0});
+  verdict.models = json.value("models", "");
+  verdict.backend = json.value("backend", "");
+  verdict.kernel_file = json.value("kernel_file", "");
+  verdict.device = json.value("device", "");
+  verdict.frontend = json.value("frontend", "");
+  const std::string status = json.value("status", "");
+  verdict.status = status == "passed"    ? Verdict::Status::kPassed
+                   : status == "skipped" ? Verdict::Status::kSkipped
+                                         : Verdict::Status::kFailed;
+  verdict.skip_reason = json.value("skip_reason", "");
+  verdict.draws = json.value("draws", 0);
+  verdict.failed_draw = json.value("failed_draw", 0);
+  verdict.salt = std::stoull(json.value("salt", "0x0"), nullptr, 16);
+  for (const auto& check : json["checks"]) verdict.checks.push_back({check["check"], check["passed"], check["message"]});
+  verdict.errors = json.value("errors", std::vector<std::string>{});
+  verdict.max_abs_error = json.value("max_abs_error", 0.0);
+  verdict.max_rel_error = json.value("max_rel_error", 0.0);
+  verdict.flags = json.value("flags", std::vector<std::string>{});
+  if (json.contains("timing") && json["timing"].is_object()) {
+    const nlohmann::json& t = json["timing"];
+    verdict.timing = TimingFigures{t.value("reference_us", 0.0),  t.value("kernel_us", 0.0),
+                                   t.value("kernel_mean_us", 0.0), t.value("speedup", 0.0),
+                                   t.value("samples", 0),          t.value("iqr_pct", 0.0),
+                                   t.value("reference_iqr_pct", 0.0), t.value("bytes", 0.0),
+                                   t.value("flops", 0.0),          t.value("GBps", 0.0),
+                                   t.value("TFLOPps", 0.0),        t.value("pct_peak_bw", 0.0),
+                                   t.value("pct_peak_flops", 0.0), t.value("launch_overhead_us", 0.0),
+                                   t.value("hidden_work_us", 0.0)};
+  }
+  return verdict;
+}
+
+std::vector<Verdict> read_verdicts(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<Verdict> verdicts;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) verdicts.push_back(verdict_from_json(line));
+  }
+  return verdicts;
+}
+
 void start_verdicts(const std::string& path) {
   const std::filesystem::path file(path);
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());

@@ -64,6 +64,11 @@ struct Settings {
   double peak_tflops = 0;  // 0: from the table of known GPUs
   bool calibration = false;
   std::string summary_path;
+  // ./bench's own worker processes (set by ./bench, not by users): a worker runs benchmarks,
+  // writes each one's name to `progress_path` before running it, and leaves out those listed
+  // in `skip_path`; the supervising ./bench restarts it after a crash or a CUDA fault.
+  bool worker = false;
+  std::string progress_path, skip_path;
 };
 
 // One located error: "<where>: error: <what>; expected <form>".

@@ -62,6 +62,11 @@ const char* status_name(Verdict::Status status);
 
 // One line of JSON (no newline), with "schema": "backendbench-verdict" and "version".
 std::string verdict_json(const Verdict& verdict);
+// The verdict a line of verdict_json holds. Throws std::invalid_argument on another schema or
+// version, or text that is not such a line.
+Verdict verdict_from_json(const std::string& line);
+// Every verdict of a JSON Lines file (blank lines skipped).
+std::vector<Verdict> read_verdicts(const std::string& path);
 
 // Creates `path` (and its folder) empty: a run's verdicts replace the last run's.
 void start_verdicts(const std::string& path);
