@@ -49,6 +49,11 @@ std::string variant_name(int implementation_number);
 std::string ctest_name(const std::string& suite, const OperatorName& op, const std::string& backend);
 std::string benchmark_name(const std::string& suite, const OperatorName& op,
                            const std::string& case_name, const std::string& backend);
+// benchmark_name's parts back (operator as displayed); nullopt for another form.
+struct BenchmarkParts {
+  std::string suite, op, case_name, backend;
+};
+std::optional<BenchmarkParts> split_benchmark_name(const std::string& name);
 // A CTest entry's result file, relative to the results folder: <suite>/<add.Tensor>/<backend><extension>.
 std::string result_file(const std::string& suite, const OperatorName& op, const std::string& backend,
                         const std::string& extension);

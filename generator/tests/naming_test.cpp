@@ -88,6 +88,13 @@ TEST(Naming, TestAndBenchmarkNames) {
   EXPECT_EQ(ctest_name("smoke", op, "aten"), "smoke/add.Tensor/aten");
   EXPECT_EQ(ctest_name("torchbench", op, "impl1"), "torchbench/add.Tensor/impl1");
   EXPECT_EQ(benchmark_name("torchbench", op, "f16_2x3_0a1b2c3d", "impl1"), "torchbench/add.Tensor/f16_2x3_0a1b2c3d/impl1");
+  const auto parts = split_benchmark_name(benchmark_name("torchbench", op, "f16_2x3_0a1b2c3d", "impl1"));
+  ASSERT_TRUE(parts.has_value());
+  EXPECT_EQ(parts->suite, "torchbench");
+  EXPECT_EQ(parts->op, "add.Tensor");
+  EXPECT_EQ(parts->case_name, "f16_2x3_0a1b2c3d");
+  EXPECT_EQ(parts->backend, "impl1");
+  EXPECT_FALSE(split_benchmark_name("torchbench/add.Tensor/impl1").has_value());
   EXPECT_EQ(gtest_filter("smoke", op, "aten"), "smoke/add__Tensor.aten/*");
 }
 

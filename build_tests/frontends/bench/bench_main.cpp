@@ -46,9 +46,13 @@ extern const char* const kKernelManifest;
 
 namespace {
 
-std::vector<Verdict>& verdicts() {
-  static std::vector<Verdict> all;
-  return all;
+std::vector<std::string> lines_of(const std::string& path) {
+  std::vector<std::string> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
 }
 
 void set_counters(benchmark::State& state, const TimingFigures& t, bool alone, bool cuda) {
@@ -108,7 +112,6 @@ void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSp
     verdict.status = Verdict::Status::kFailed;
     verdict.errors.push_back("CUDA fault while running " + name + ": " + fault.substr(0, fault.find('\n')));
   }
-  verdicts().push_back(verdict);
   if (!settings->verdicts_path.empty()) append_verdict(settings->verdicts_path, verdict);
   if (!fault.empty() && settings->worker) {
     std::cerr << "\n[  FAULT   ] " << verdict.errors.back() << "\n";
@@ -130,11 +133,8 @@ void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSp
 }
 
 void register_benchmarks(const Settings& settings) {
-  std::set<std::string> skipped;
-  if (!settings.skip_path.empty()) {
-    std::ifstream skip(settings.skip_path);
-    for (std::string line; std::getline(skip, line);) skipped.insert(line);
-  }
+  const std::vector<std::string> skip_list = settings.skip_path.empty() ? std::vector<std::string>() : lines_of(settings.skip_path);
+  const std::set<std::string> skipped(skip_list.begin(), skip_list.end());
   for (const OperatorSpec* op : registered_operators()) {
     const naming::OperatorName name = *naming::OperatorName::from_user(op->display);
     for (size_t c = 0; c < op->case_count; ++c) {
@@ -148,15 +148,6 @@ void register_benchmarks(const Settings& settings) {
       }
     }
   }
-}
-
-std::vector<std::string> lines_of(const std::string& path) {
-  std::vector<std::string> lines;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) lines.push_back(line);
-  }
-  return lines;
 }
 
 // Runs this executable with `arguments`; returns its wait status.
@@ -210,11 +201,12 @@ int supervise(const Settings& settings, const std::vector<std::string>& argument
                                 (sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?") + " (" +
                                 (sigdescr_np(WTERMSIG(status)) ? sigdescr_np(WTERMSIG(status)) : "unknown") + ")";
       Verdict crashed;
-      const size_t a = culprit.find('/'), b = culprit.find('/', a + 1), c = culprit.find('/', b + 1);
-      crashed.suite = culprit.substr(0, a);
-      crashed.op = culprit.substr(a + 1, b - a - 1);
-      crashed.case_name = culprit.substr(b + 1, c - b - 1);
-      crashed.backend = culprit.substr(c + 1);
+      if (const auto parts = naming::split_benchmark_name(culprit)) {
+        crashed.suite = parts->suite;
+        crashed.op = parts->op;
+        crashed.case_name = parts->case_name;
+        crashed.backend = parts->backend;
+      }
       crashed.frontend = "bench";
       crashed.salt = settings.salt;
       crashed.status = Verdict::Status::kFailed;
@@ -252,14 +244,8 @@ int main(int argc, char** argv) {
     return argument.rfind("--benchmark_list_tests", 0) == 0 || argument == "--help";
   });
   if (!settings.worker && !listing) return supervise(settings, arguments);
+  // A worker, or a listing: the supervisor alone writes the summary.
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  if (settings.worker) return 0;
-  const Summary summary = summarize(verdicts());
-  std::cerr << summary.text();
-  if (!settings.summary_path.empty()) {
-    std::ofstream(settings.summary_path) << summary.json();
-    std::cerr << "summary written to " << settings.summary_path << "\n";
-  }
   return 0;
 }

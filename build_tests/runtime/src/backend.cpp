@@ -25,7 +25,6 @@ class AtenBackend : public Backend {
  public:
   AtenBackend() : Backend(naming::kReferenceBackend, Kind::kReference) {}
   c10::Device device(const Settings& settings) const override { return reference_device(settings); }
-  std::vector<std::string> labels() const override { return {naming::kReferenceBackend}; }
   Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device) const override {
     return call_through_dispatcher(op, std::move(stack));
   }
@@ -75,11 +74,6 @@ class KernelLibraryBackend : public Backend {
     return is_cuda_ ? c10::Device(c10::DeviceType::CUDA, 0) : c10::Device(c10::DeviceType::CPU);
   }
   std::string source() const override { return source_; }
-  std::vector<std::string> labels() const override {
-    std::vector<std::string> labels = {"directory", name(), is_cuda_ ? "cuda" : "cpu"};
-    if (derived_) labels.push_back("derived");
-    return labels;
-  }
   Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device device) const override {
     const c10::DispatchKey key = device.is_cuda() ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU;
     kernel_.callBoxed(op, c10::DispatchKeySet(key), &stack);

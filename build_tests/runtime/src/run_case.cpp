@@ -60,16 +60,15 @@ void fail(Verdict& verdict, const std::string& message) {
   verdict.errors.push_back(message);
 }
 
-// The outputs as a caller on the current stream sees them against the outputs once every stream
-// of every device is done: a difference is work left on another stream. The copy is queued on
-// the current stream right after the call returns, with no wait in between, as the caller's
-// next operation would be. "" when they agree (or on the CPU).
-std::string late_device_writes(const Stack& outputs, c10::Device device) {
-  if (!device.is_cuda()) return "";
-  const Stack early = clone_inputs(outputs);
+// Waits for every device after a call. On CUDA, returns what differs between the outputs as a
+// caller on the current stream sees them (a copy queued right after the call returns, with no
+// wait in between, as the caller's next operation would be) and the outputs once every stream of
+// every device is done: work left on another stream. "" when they agree (or on the CPU).
+std::string wait_for_late_device_writes(const Stack& outputs, c10::Device device) {
+  const Stack early = device.is_cuda() ? clone_inputs(outputs) : Stack();
   synchronize_all_devices();
-  CompareOptions exact;
-  const Comparison comparison = compare_outputs(early, outputs, exact);
+  if (!device.is_cuda()) return "";
+  const Comparison comparison = compare_outputs(early, outputs, CompareOptions());
   return comparison.equal ? "" : comparison.message;
 }
 
@@ -84,8 +83,7 @@ void refresh_values(const Stack& into, const Stack& from) {
         target.storage().nbytes() != source.storage().nbytes()) {
       continue;
     }
-    const int64_t elements = static_cast<int64_t>(target.storage().nbytes() / target.element_size());
-    target.as_strided({elements}, {1}, 0).copy_(source.as_strided({elements}, {1}, 0));
+    whole_storage(target).copy_(whole_storage(source));
   }
 }
 
@@ -138,8 +136,7 @@ bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& bac
     fail(verdict, label + " threw on " + where + ": " + error.what());
     return false;
   }
-  call.late_device_writes = late_device_writes(call.actual, device);
-  synchronize_all_devices();
+  call.late_device_writes = wait_for_late_device_writes(call.actual, device);
   call.state_after = GlobalState::capture();
   call.state_before.restore();  // one offender must not change what later references compute
   call.threads_left = threads_left_running(threads_before, /*grace_ms=*/50);

@@ -62,6 +62,24 @@ auto number_at_least(double minimum, bool inclusive, double Settings::*field) {
   };
 }
 
+// A file path (not empty).
+auto path_into(std::string Settings::*field) {
+  return [field](Settings& settings, const std::string& text) {
+    if (text.empty()) return false;
+    settings.*field = text;
+    return true;
+  };
+}
+
+// '0' or '1'; a bare flag (empty value) means 1.
+auto switch_into(bool Settings::*field) {
+  return [field](Settings& settings, const std::string& text) {
+    if (text != "0" && text != "1" && !text.empty()) return false;
+    settings.*field = text != "0";
+    return true;
+  };
+}
+
 std::optional<uint64_t> parse_salt(const std::string& text) {
   if (text.empty() || text[0] == '-' || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
   errno = 0;
@@ -111,11 +129,7 @@ const std::vector<Setting>& settings_table() {
       {"BACKENDBENCH_VERDICTS", "backendbench_verdicts", {F::kTests, F::kBench}, "a file path",
        "append one verdict per case to this file (JSON Lines, schema in the README)", "none (CTest entries: "
        "results/<suite>/<operator>/<backend>.verdicts.jsonl)",
-       [](Settings& s, const std::string& text) {
-         if (text.empty()) return false;
-         s.verdicts_path = text;
-         return true;
-       }},
+       path_into(&Settings::verdicts_path)},
       {"BACKENDBENCH_LAYOUT", "backendbench_layout", {F::kBench}, "'default' or 'do_bench'",
        "sampling layout: do_bench copies triton.testing.do_bench's (256 MiB write flush, 64 pairs per batch); "
        "applied before the single-field settings below",
@@ -181,39 +195,19 @@ const std::vector<Setting>& settings_table() {
        number_at_least(0, false, &Settings::peak_tflops)},
       {"BACKENDBENCH_CALIBRATION", "backendbench_calibration", {F::kBench}, "'0' or '1' (a bare flag means 1)",
        "add the calibration backends aten_self and aten_twice", "0",
-       [](Settings& s, const std::string& text) {
-         if (text != "0" && text != "1" && !text.empty()) return false;
-         s.calibration = text != "0";
-         return true;
-       }},
+       switch_into(&Settings::calibration)},
       {"BACKENDBENCH_SUMMARY", "backendbench_summary", {F::kBench}, "a file path",
        "write the score summary, every case included, as JSON", "none",
-       [](Settings& s, const std::string& text) {
-         if (text.empty()) return false;
-         s.summary_path = text;
-         return true;
-       }},
+       path_into(&Settings::summary_path)},
       {"BACKENDBENCH_WORKER", "backendbench_worker", {F::kBench}, "'0' or '1' (a bare flag means 1)",
        "run as a worker of a supervising ./bench (set by ./bench itself)", "0",
-       [](Settings& s, const std::string& text) {
-         if (text != "0" && text != "1" && !text.empty()) return false;
-         s.worker = text != "0";
-         return true;
-       }},
+       switch_into(&Settings::worker)},
       {"BACKENDBENCH_PROGRESS", "backendbench_progress", {F::kBench}, "a file path",
        "a worker writes each benchmark's name here before running it (set by ./bench itself)", "none",
-       [](Settings& s, const std::string& text) {
-         if (text.empty()) return false;
-         s.progress_path = text;
-         return true;
-       }},
+       path_into(&Settings::progress_path)},
       {"BACKENDBENCH_SKIP", "backendbench_skip", {F::kBench}, "a file path",
        "a worker leaves out the benchmarks this file lists (set by ./bench itself)", "none",
-       [](Settings& s, const std::string& text) {
-         if (text.empty()) return false;
-         s.skip_path = text;
-         return true;
-       }},
+       path_into(&Settings::skip_path)},
   };
   return table;
 }

@@ -9,9 +9,8 @@ namespace {
 
 at::Tensor clone_tensor(const at::Tensor& tensor) {
   if (!tensor.defined() || tensor.layout() != at::kStrided) return tensor.defined() ? tensor.clone() : tensor;
-  const int64_t elements = static_cast<int64_t>(tensor.storage().nbytes() / tensor.element_size());
-  const at::Tensor source = tensor.as_strided({elements}, {1}, 0);  // the whole storage
-  at::Tensor storage = at::empty({elements}, tensor.options());
+  const at::Tensor source = whole_storage(tensor);
+  at::Tensor storage = at::empty_like(source);
   storage.copy_(source);
   at::Tensor copy = storage.as_strided(tensor.sizes(), tensor.strides(), tensor.storage_offset());
   if (tensor.unsafeGetTensorImpl()->is_wrapped_number()) copy.unsafeGetTensorImpl()->set_wrapped_number(true);
@@ -84,6 +83,11 @@ std::vector<c10::IValue> round_like(const std::vector<c10::IValue>& values, cons
     const at::ScalarType dtype = targets[index].scalar_type();
     return at::isFloatingType(tensor.scalar_type()) && at::isFloatingType(dtype) ? tensor.to(dtype) : tensor;
   });
+}
+
+at::Tensor whole_storage(const at::Tensor& tensor) {
+  const int64_t elements = static_cast<int64_t>(tensor.storage().nbytes() / tensor.element_size());
+  return tensor.as_strided({elements}, {1}, 0);
 }
 
 bool has_floating_tensor(const std::vector<c10::IValue>& values) {

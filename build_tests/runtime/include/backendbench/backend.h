@@ -36,7 +36,6 @@ class Backend {
   Kind kind() const { return kind_; }
   virtual c10::Device device(const Settings& settings) const = 0;
   virtual std::string source() const { return ""; }  // the kernel file, for messages and verdicts
-  virtual std::vector<std::string> labels() const { return {}; }
   // An in-place/out= variant served by the functional operator's kernel: registered for the
   // operator only where it has no kernel of its own.
   virtual bool is_derived() const { return false; }

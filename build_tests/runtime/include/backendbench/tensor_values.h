@@ -25,4 +25,8 @@ std::vector<c10::IValue> round_like(const std::vector<c10::IValue>& values, cons
 
 bool has_floating_tensor(const std::vector<c10::IValue>& values);
 
+// A strided tensor's whole storage from offset 0, as one flat view: what a copy of a tensor
+// (zero-stride views included) must copy.
+at::Tensor whole_storage(const at::Tensor& tensor);
+
 }  // namespace backendbench
