@@ -46,11 +46,13 @@ std::vector<std::string> expand_trace_paths(const std::vector<std::string>& path
   return files;
 }
 
-// Parses every file; prints all diagnostics and returns false if there were any.
+// Parses every file; prints all diagnostics and returns false if there were errors (warnings,
+// such as a file without operators, are printed and do not fail).
 bool parse_all(const std::vector<std::string>& files, std::vector<parse::TraceFile>& traces) {
   bool clean = true;
   for (const std::string& file : files) {
     parse::ParseResult result = parse::parse_trace_file(file);
+    for (const Diagnostic& warning : result.warnings) std::cerr << warning.str() << "\n";
     for (const Diagnostic& error : result.errors) std::cerr << error.str() << "\n";
     clean = clean && result.errors.empty();
     traces.push_back(std::move(result.trace));

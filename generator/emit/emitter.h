@@ -56,7 +56,13 @@ class Emitter {
   mutable std::map<std::string, CodeTemplate> templates_;  // read once, rendered per operator
 };
 
-// A C++ string literal holding `text`.
+// Every string the emitter writes goes through one of these, so no input text (a trace's
+// strings, a path, an expect-failure regex) can end a literal, a comment or an argument early.
+// A C++ string literal holding exactly `text`'s bytes.
 std::string cpp_string_literal(const std::string& text);
+// One CMake argument holding exactly `text` (a bracket argument); throws for a NUL byte.
+std::string cmake_argument(const std::string& text);
+// `text` for a // comment: control characters and backslashes (a line splice) as \xHH.
+std::string comment_text(const std::string& text);
 
 }  // namespace backendbench::emit

@@ -27,6 +27,20 @@ T field(const json& record, const char* name, T fallback, const std::string& pat
   }
 }
 
+// "count": a non-negative integer of at most 18 digits, as a trace's 'cnt: ' takes; 1 when absent.
+int64_t count_field(const json& record, const std::string& path, int position) {
+  const auto found = record.find("count");
+  if (found == record.end() || found->is_null()) return 1;
+  constexpr uint64_t kLargest = 999'999'999'999'999'999ull;
+  if (found->is_number_unsigned()) {
+    if (found->get<uint64_t>() <= kLargest) return static_cast<int64_t>(found->get<uint64_t>());
+  } else if (found->is_number_integer() && found->get<int64_t>() >= 0) {
+    return found->get<int64_t>();
+  }
+  throw DiagnosticError({path, position, 0, "\"count\" is " + excerpt(found->dump()),
+                         "a non-negative integer of at most 18 digits, as in \"count\": 3"});
+}
+
 std::optional<double> number_field(const json& record, const char* name) {
   auto found = record.find(name);
   if (found == record.end() || !found->is_number()) return std::nullopt;  // null / NaN exported as null
@@ -56,39 +70,158 @@ std::vector<std::string> string_list(const json& record, const char* name) {
   return items;
 }
 
+// One record's text and where it starts.
+struct RecordText {
+  std::string_view text;
+  int line = 1;
+  int column = 1;
+  bool in_array = false;
+};
+
+// Line and column of byte `offset` of a record (its start for npos).
+std::pair<int, int> locate(const RecordText& record, size_t offset) {
+  if (offset == std::string_view::npos || offset > record.text.size()) return {record.line, record.column};
+  int line = record.line;
+  int column = record.column;
+  for (size_t i = 0; i < offset; ++i) {
+    if (record.text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+// nlohmann's message without its "[json.exception....] parse error at line 1, column 5: " prefix
+// (our own location replaces it), shortened.
+std::string json_message(const json::exception& error) {
+  std::string message = error.what();
+  const size_t bracket = message.find("] ");
+  if (bracket != std::string::npos) message.erase(0, bracket + 2);
+  const size_t located = message.find(": ");
+  if (message.rfind("parse error", 0) == 0 && located != std::string::npos) message.erase(0, located + 2);
+  if (message.size() > 200) message = message.substr(0, 200) + "...";
+  return message;
+}
+
+// Splits the text into records without parsing them: the elements of a top-level array, or
+// its non-blank lines (JSON Lines). Checks, in one linear pass, what json::parse would not:
+// nesting depth (Limits::kNesting) and record size (Limits::kLineBytes). Problems become
+// diagnostics, and the records they concern are left out.
+std::vector<RecordText> split_records(std::string_view text, const std::string& path, std::vector<Diagnostic>& errors) {
+  std::vector<RecordText> records;
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  const bool is_array = first != std::string_view::npos && text[first] == '[';
+  int line = 1;
+  int column = 1;
+  int depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  bool record_failed = false;  // the current record already has a diagnostic
+  size_t record_start = std::string_view::npos;
+  RecordText current;
+  auto fail = [&](std::string problem, std::string expected) {
+    if (!record_failed) errors.push_back({path, line, column, std::move(problem), std::move(expected)});
+    record_failed = true;
+  };
+  auto finish = [&](size_t end) {  // the record from record_start to end (exclusive)
+    if (record_start != std::string_view::npos && !record_failed) {
+      current.text = text.substr(record_start, end - record_start);
+      if (current.text.size() > Limits::kLineBytes) {
+        errors.push_back({path, current.line, current.column, "record of " + std::to_string(current.text.size()) + " bytes",
+                          "at most " + std::to_string(Limits::kLineBytes) + " bytes per record"});
+      } else {
+        records.push_back(current);
+      }
+    }
+    record_start = std::string_view::npos;
+    record_failed = false;
+  };
+  auto begin = [&](size_t at) {
+    record_start = at;
+    current = {{}, line, column, is_array};
+  };
+  const int record_depth = is_array ? 1 : 0;  // depth at which records begin
+  bool array_closed = false;
+  bool after_comma = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool blank = c == ' ' || c == '\t' || c == '\r' || c == '\n';
+    if (!is_array && c == '\n') {  // JSON Lines: a record ends with its line
+      if (in_string) fail("line break inside a JSON string", "'\"' closing it on the same line");
+      finish(i);
+      in_string = escaped = false;
+      depth = 0;
+    } else if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (array_closed) {
+      if (!blank) {
+        errors.push_back({path, line, column, "text after the array of records", "nothing after the closing ']'"});
+        break;
+      }
+    } else if (is_array && depth == 1 && (c == ',' || c == ']')) {
+      if (record_start == std::string_view::npos && (c == ',' || after_comma)) {
+        fail("missing record before '" + std::string(1, c) + "'", "a record between commas");
+        record_failed = false;
+      }
+      finish(i);
+      after_comma = c == ',';
+      if (c == ']') {
+        depth = 0;
+        array_closed = true;
+      }
+    } else if (!blank) {
+      if (record_start == std::string_view::npos && depth == record_depth && !(is_array && i == first)) begin(i);
+      if (c == '"') {
+        in_string = true;
+      } else if (c == '[' || c == '{') {
+        if (++depth - record_depth > Limits::kNesting) {
+          fail("JSON nested more than " + std::to_string(Limits::kNesting) + " levels deep",
+               "at most " + std::to_string(Limits::kNesting) + " levels");
+        }
+      } else if ((c == ']' || c == '}') && depth > record_depth) {
+        --depth;
+      }
+    }
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  if (is_array && !array_closed) {
+    errors.push_back({path, line, column, "unterminated JSON array", "']' closing the array of records"});
+  } else if (!is_array) {
+    finish(text.size());
+  }
+  return records;
+}
+
 }  // namespace
 
 ParseResult parse_dataset_json(std::string_view text, const std::string& path) {
   ParseResult result;
   result.trace.path = path;
-  // Records with the line (JSON Lines) or index (array) that locates them.
-  std::vector<std::pair<int, json>> records;
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && text[first] == '[') {
+  std::vector<std::pair<int, json>> records;  // with the line each starts on
+  for (const RecordText& record : split_records(text, path, result.errors)) {
     try {
-      const json array = json::parse(text);
-      int index = 0;
-      for (const json& record : array) records.emplace_back(++index, record);
-    } catch (const json::parse_error& error) {
-      result.errors.push_back({path, 0, 0, std::string("malformed JSON: ") + error.what(), "a JSON array of records"});
-      return result;
-    }
-  } else {
-    int line_number = 0;
-    size_t start = 0;
-    while (start < text.size()) {
-      size_t end = text.find('\n', start);
-      if (end == std::string_view::npos) end = text.size();
-      const std::string_view line = text.substr(start, end - start);
-      start = end + 1;
-      ++line_number;
-      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-      try {
-        records.emplace_back(line_number, json::parse(line));
-      } catch (const json::parse_error& error) {
-        result.errors.push_back({path, line_number, 0, std::string("malformed JSON: ") + error.what(),
-                                 "one JSON record per line (JSON Lines) or a JSON array"});
-      }
+      records.emplace_back(record.line, json::parse(record.text));
+    } catch (const json::exception& error) {
+      // parse_error knows the byte; out_of_range (a number beyond a double, 1e333) does not.
+      const auto* parse_error = dynamic_cast<const json::parse_error*>(&error);
+      const size_t byte = parse_error != nullptr && parse_error->byte > 0 ? parse_error->byte - 1 : 0;
+      const auto [line, column] = locate(record, parse_error != nullptr ? byte : std::string_view::npos);
+      result.errors.push_back({path, line, column, "malformed JSON: " + json_message(error),
+                               record.in_array ? "a JSON array of records" : "one JSON record per line (JSON Lines) or a JSON array"});
     }
   }
   std::map<std::string, size_t> section_of;
@@ -100,11 +233,22 @@ ParseResult parse_dataset_json(std::string_view text, const std::string& path) {
       if (op_name == record.end() || !op_name->is_string() || args == record.end() || !args->is_string()) {
         throw DiagnosticError({path, position, 0, "record lacks \"op_name\" or \"args\" as strings", kRecordForm});
       }
+      // What the text form checks: the operator name, the count, and one line of arguments.
+      const std::string& name_text = op_name->get_ref<const std::string&>();
+      if (!is_operator_name(name_text)) {
+        throw DiagnosticError({path, position, 0, "malformed \"op_name\" '" + excerpt(name_text) + "'",
+                               "namespace.name.overload, as in aten.add.Tensor"});
+      }
+      const std::string& args_text = args->get_ref<const std::string&>();
+      if (args_text.find_first_of("\r\n") != std::string::npos) {
+        throw DiagnosticError({path, position, 0, "\"args\" holds a line break",
+                               "the arguments on one line, as a trace's 'cnt: ' line holds them"});
+      }
       CaseLine case_line;
       case_line.line = position;
-      case_line.count = field<int64_t>(record, "count", 1, path, position);
+      case_line.count = count_field(record, path, position);
       try {
-        case_line.arguments = parse_arguments(args->get<std::string>(), path, position, 1);
+        case_line.arguments = parse_arguments(args_text, path, position, 1);
       } catch (const DiagnosticError& error) {
         Diagnostic diagnostic = error.diagnostic();
         diagnostic.problem = "in \"args\" at column " + std::to_string(diagnostic.column) + ": " + diagnostic.problem;
@@ -132,6 +276,7 @@ ParseResult parse_dataset_json(std::string_view text, const std::string& path) {
   }
   std::stable_sort(result.errors.begin(), result.errors.end(),
                    [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
+  warn_if_empty(result);
   return result;
 }
 

@@ -9,7 +9,8 @@ std::string Diagnostic::str() const {
     text += ":" + std::to_string(line);
     if (column > 0) text += ":" + std::to_string(column);
   }
-  text += ": error: " + problem;
+  text += severity == Severity::kWarning ? ": warning: " : ": error: ";
+  text += problem;
   if (!expected.empty()) text += "; expected " + expected;
   return text;
 }

@@ -1,4 +1,5 @@
-// The one diagnostic format of the project: `file:line:col: error: what; expected what`.
+// The one diagnostic format of the project: `file:line:col: error: what; expected what`
+// (`warning:` for input that is accepted but probably not what was meant).
 #pragma once
 
 #include <stdexcept>
@@ -7,11 +8,13 @@
 namespace backendbench {
 
 struct Diagnostic {
+  enum class Severity { kError, kWarning };
   std::string file;
   int line = 0;    // 0: the diagnostic is about the whole file or folder
   int column = 0;  // 0: the diagnostic is about the whole line
   std::string problem;
   std::string expected;  // may be empty
+  Severity severity = Severity::kError;
 
   std::string str() const;
 };

@@ -5,13 +5,16 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <unordered_set>
 
 namespace backendbench::parse {
 namespace {
 
+const char* const kDeviceExpected = "a device such as 'cpu', 'cuda' or 'cuda:0'";
 const char* const kValueExpected =
     "a value: T(...), a number, a list, a tuple, a string, True, False, None, inf, nan, "
     "a dtype (f16, f32, ...) or torch.<constant>";
@@ -85,8 +88,10 @@ class LineParser {
     value.column = column();
     const char c = peek();
     if (c == 'T' && peek(1) == '(') {
+      const Nested nested(*this);
       value.node = parse_tensor();
     } else if (c == '[' || c == '(') {
+      const Nested nested(*this);
       value.node = parse_sequence();
     } else if (c == '\'' || c == '"') {
       value.node = parse_quoted_value();
@@ -98,6 +103,32 @@ class LineParser {
       fail("unexpected " + describe_here(), kValueExpected);
     }
     return value;
+  }
+
+  // One level of lists, tuples or T(...) inside another; recursion stops at Limits::kNesting.
+  class Nested {
+   public:
+    explicit Nested(LineParser& parser) : parser_(parser) {
+      if (++parser_.depth_ > Limits::kNesting) {
+        parser_.fail("lists, tuples and tensors nested more than " + std::to_string(Limits::kNesting) + " levels deep",
+                     "at most " + std::to_string(Limits::kNesting) + " levels");
+      }
+    }
+    ~Nested() { --parser_.depth_; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+
+   private:
+    LineParser& parser_;
+  };
+
+  // Counts a value of a list or tuple against Limits::kValuesPerLine (values=[...] are stored
+  // as plain numbers and do not count).
+  void count_value() {
+    if (++values_ > Limits::kValuesPerLine) {
+      fail("more than " + std::to_string(Limits::kValuesPerLine) + " values in one line",
+           "at most " + std::to_string(Limits::kValuesPerLine) + " values outside values=[...] lists");
+    }
   }
 
   std::string parse_identifier() {
@@ -121,38 +152,81 @@ class LineParser {
       std::string constant = parse_identifier();
       if (constant == "device" && peek() == '(') return parse_device_call();
       if (!is_torch_constant(constant)) {
-        fail_at(constant_column, "unknown constant 'torch." + constant + "'",
+        fail_at(constant_column, "unknown constant 'torch." + excerpt(constant) + "'",
                 "a torch dtype (torch.float16, ...), layout (torch.strided, ...) or memory "
                 "format (torch.channels_last, ...)");
       }
       return TorchConstantValue{constant};
     }
-    fail_at(start_column, "unknown name '" + name + "'", kValueExpected);
+    fail_at(start_column, "unknown name '" + excerpt(name) + "'", kValueExpected);
   }
 
   // torch.device('cpu'), after `torch.device`.
   DeviceValue parse_device_call() {
     expect('(', "'(' after torch.device");
     skip_spaces();
-    if (peek() != '\'' && peek() != '"') fail("unexpected " + describe_here(), "a quoted device such as 'cpu' or 'cuda:0'");
+    if (peek() != '\'' && peek() != '"') fail("unexpected " + describe_here(), kDeviceExpected);
+    const int spec_column = column();
     std::string spec = parse_string_literal();
+    check_device(spec, spec_column);
     skip_spaces();
     expect(')', "')' closing torch.device(...)");
     return DeviceValue{spec};
   }
 
+  void check_device(const std::string& spec, int spec_column) const {
+    if (!is_device_spec(spec)) fail_at(spec_column, "malformed device '" + excerpt(spec) + "'", kDeviceExpected);
+  }
+
+  // A Python string literal: escapes \\ \' \" \n \r \t \a \b \f \v \xHH and octal \ooo mean
+  // what they mean in Python, and any other backslash stays (Python's rule too).
   std::string parse_string_literal() {
     const int open_column = column();
     const char quote = peek();
     advance();
     std::string value;
     while (!at_end() && peek() != quote) {
-      if (peek() == '\\') {
+      if (peek() != '\\') {
+        value += peek();
         advance();
-        if (at_end()) break;
+        continue;
       }
-      value += peek();
+      const int escape_column = column();
       advance();
+      if (at_end()) break;
+      const char c = peek();
+      advance();
+      switch (c) {
+        case '\\': case '\'': case '"': value += c; break;
+        case 'n': value += '\n'; break;
+        case 'r': value += '\r'; break;
+        case 't': value += '\t'; break;
+        case 'a': value += '\a'; break;
+        case 'b': value += '\b'; break;
+        case 'f': value += '\f'; break;
+        case 'v': value += '\v'; break;
+        case 'x': {
+          if (!std::isxdigit(static_cast<unsigned char>(peek())) || !std::isxdigit(static_cast<unsigned char>(peek(1)))) {
+            fail_at(escape_column, "malformed \\x escape", "two hexadecimal digits after \\x, as in \\x0a");
+          }
+          value += static_cast<char>(std::stoi(std::string(text_.substr(pos_, 2)), nullptr, 16));
+          advance(2);
+          break;
+        }
+        default:
+          if (c >= '0' && c <= '7') {
+            int code = c - '0';
+            for (int digits = 1; digits < 3 && peek() >= '0' && peek() <= '7'; ++digits) {
+              code = code * 8 + (peek() - '0');
+              advance();
+            }
+            if (code > 0xff) fail_at(escape_column, "octal escape above \\377", "a byte, \\0 to \\377");
+            value += static_cast<char>(code);
+          } else {
+            value += '\\';
+            value += c;
+          }
+      }
     }
     if (at_end()) fail_at(open_column, "unterminated string", std::string("a closing ") + quote);
     advance();
@@ -162,14 +236,17 @@ class LineParser {
   // Strings; quoted dtype abbreviations ('f16') and quoted devices ("torch.device('cpu')")
   // mean the dtype or device, as in BackendBench's reader.
   decltype(Value::node) parse_quoted_value() {
+    const int start_column = column();
     std::string value = parse_string_literal();
     if (is_dtype_abbreviation(value)) return DtypeValue{value};
     const std::string prefix = "torch.device(";
-    if (value.rfind(prefix, 0) == 0 && value.size() > prefix.size() + 3 && value.back() == ')') {
-      std::string inner = value.substr(prefix.size(), value.size() - prefix.size() - 1);
-      if (inner.size() >= 2 && (inner.front() == '\'' || inner.front() == '"') && inner.back() == inner.front()) {
-        return DeviceValue{inner.substr(1, inner.size() - 2)};
+    if (value.rfind(prefix, 0) == 0) {
+      const std::string inner = value.substr(prefix.size(), value.size() - prefix.size() - (value.back() == ')'));
+      if (value.back() != ')' || inner.size() < 2 || (inner.front() != '\'' && inner.front() != '"') ||
+          inner.back() != inner.front() || !is_device_spec(inner.substr(1, inner.size() - 2))) {
+        fail_at(start_column, "malformed device '" + excerpt(value) + "'", kDeviceExpected);
       }
+      return DeviceValue{inner.substr(1, inner.size() - 2)};
     }
     return StringValue{value};
   }
@@ -201,6 +278,10 @@ class LineParser {
       while (std::isdigit(static_cast<unsigned char>(peek()))) advance();
     }
     if (is_identifier_char(peek())) fail("unexpected " + describe_here() + " in a number", "a separator after the number");
+    if (pos_ - start > Limits::kNumberCharacters) {
+      fail_at(start_column, "number literal of " + std::to_string(pos_ - start) + " characters",
+              "at most " + std::to_string(Limits::kNumberCharacters) + " characters per number");
+    }
     const std::string literal(text_.substr(start, pos_ - start));
     errno = 0;
     if (is_float) {
@@ -208,7 +289,7 @@ class LineParser {
       return FloatValue{value};
     }
     const long long value = std::strtoll(literal.c_str(), nullptr, 10);
-    if (errno == ERANGE) fail_at(start_column, "integer " + literal + " does not fit in 64 bits", "a 64-bit integer");
+    if (errno == ERANGE) fail_at(start_column, "integer " + excerpt(literal) + " does not fit in 64 bits", "a 64-bit integer");
     return IntValue{value};
   }
 
@@ -223,6 +304,7 @@ class LineParser {
     skip_spaces();
     while (peek() != close) {
       if (at_end()) fail("unterminated " + std::string(open == '[' ? "list" : "tuple"), std::string("'") + close + "'");
+      count_value();
       sequence.items.push_back(parse_value());
       skip_spaces();
       trailing_comma = false;
@@ -235,6 +317,7 @@ class LineParser {
       }
     }
     advance();
+    sequence.items.shrink_to_fit();
     if (sequence.kind == SequenceValue::Kind::kTuple && sequence.items.size() == 1 && !trailing_comma) {
       fail_at(open_column, "parenthesised value is not a tuple", "a trailing comma for a one-element tuple, as in (x,)");
     }
@@ -250,7 +333,10 @@ class LineParser {
     for (const Value& item : sequence->items) {
       const auto* number = item.as<IntValue>();
       if (number == nullptr) fail_at(item.column, std::string("non-integer in ") + what, "an integer");
-      if (std::string(what) == "shape" && number->value < 0) fail_at(item.column, "negative size in tensor shape", "sizes >= 0");
+      if (number->value < 0) {
+        if (std::string(what) == "shape") fail_at(item.column, "negative size in tensor shape", "sizes >= 0");
+        fail_at(item.column, "negative stride", "strides >= 0 (PyTorch has no negative strides)");
+      }
       numbers.push_back(number->value);
     }
     return numbers;
@@ -268,7 +354,7 @@ class LineParser {
     if (!is_dtype_abbreviation(name)) {
       std::string all;
       for (const auto& abbreviation : dtype_abbreviations()) all += (all.empty() ? "" : " ") + abbreviation;
-      fail_at(start_column, "unknown dtype '" + name + "'", "one of " + all);
+      fail_at(start_column, "unknown dtype '" + excerpt(name) + "'", "one of " + all);
     }
     return name;
   }
@@ -276,8 +362,11 @@ class LineParser {
   std::optional<std::string> parse_device_argument() {
     Value value = parse_value();
     if (value.as<NoneValue>()) return std::nullopt;
-    if (const auto* text = value.as<StringValue>()) return text->value;
     if (const auto* device = value.as<DeviceValue>()) return device->spec;
+    if (const auto* text = value.as<StringValue>()) {
+      check_device(text->value, value.column);
+      return text->value;
+    }
     fail_at(value.column, "malformed tensor device", "a device string such as 'cpu' or None");
   }
 
@@ -288,6 +377,7 @@ class LineParser {
   }
 
   TensorValue parse_tensor() {
+    const int tensor_column = column();
     advance(2);  // T(
     TensorValue tensor;
     int stride_column = 0;
@@ -332,13 +422,17 @@ class LineParser {
                std::to_string(tensor.shape.size()),
            "one stride per dimension");
     }
-    if (tensor.values) {
-      const int64_t extent = storage_extent(tensor.shape, tensor.stride);
-      if (static_cast<int64_t>(tensor.values->size()) != extent) {
-        fail_at(values_column, "values has " + std::to_string(tensor.values->size()) + " elements but the tensor reaches " +
-                                   std::to_string(extent) + " storage elements",
-                "one value per storage element, in storage order");
-      }
+    // Element count, storage extent and bytes all fit a signed 64-bit index (c10's).
+    const std::optional<int64_t> extent = storage_extent(tensor.shape, tensor.stride);
+    int64_t bytes = 0;
+    if (!extent || __builtin_mul_overflow(*extent, dtype_size(tensor.dtype), &bytes)) {
+      fail_at(tensor_column, "tensor too large: its elements or storage bytes overflow 64 bits",
+              "a shape and stride whose storage fits in 2^63 - 1 bytes");
+    }
+    if (tensor.values && static_cast<int64_t>(tensor.values->size()) != *extent) {
+      fail_at(values_column, "values has " + std::to_string(tensor.values->size()) + " elements but the tensor reaches " +
+                                 std::to_string(*extent) + " storage elements",
+              "one value per storage element, in storage order");
     }
     return tensor;
   }
@@ -348,16 +442,24 @@ class LineParser {
   std::vector<double> parse_tensor_values(const std::string& dtype) {
     const DtypeKind kind = dtype_kind(dtype);
     if (kind == DtypeKind::kComplex) fail("values are not supported for complex tensors", "a real or bool dtype");
-    const int start_column = column();
-    Value value = parse_value();
-    const auto* sequence = value.as<SequenceValue>();
-    if (sequence == nullptr || sequence->kind != SequenceValue::Kind::kList) {
-      fail_at(start_column, "malformed values", "a list such as [1.0, -0.0, nan]");
-    }
+    skip_spaces();
+    if (peek() != '[') fail("malformed values", "a list such as [1.0, -0.0, nan]");
+    advance();
     constexpr int64_t kExactIntegers = int64_t{1} << 53;  // doubles hold integers exactly up to here
+    // Read element by element into plain numbers (8 bytes each): a long values list costs
+    // about its own size, not a syntax node per element.
     std::vector<double> numbers;
-    numbers.reserve(sequence->items.size());
-    for (const Value& item : sequence->items) {
+    for (;;) {
+      skip_spaces();
+      if (peek() == ']') break;
+      if (at_end()) fail("unterminated values list", "']'");
+      const Value item = parse_value();
+      skip_spaces();
+      if (peek() == ',') {
+        advance();
+      } else if (peek() != ']') {
+        fail("unexpected " + describe_here(), "',' or ']'");
+      }
       const auto* integer = item.as<IntValue>();
       const auto* real = item.as<FloatValue>();
       const auto* flag = item.as<BoolValue>();
@@ -375,20 +477,22 @@ class LineParser {
         numbers.push_back(integer ? static_cast<double>(integer->value) : real->value);
       }
     }
+    advance();
+    numbers.shrink_to_fit();
     return numbers;
   }
 
   std::vector<std::pair<std::string, Value>> parse_keywords() {
     expect('{', "'{' opening the keyword arguments");
     std::vector<std::pair<std::string, Value>> keywords;
+    std::unordered_set<std::string> seen;
     skip_spaces();
     while (peek() != '}') {
       if (peek() != '\'' && peek() != '"') fail("unexpected " + describe_here(), "a quoted keyword name or '}'");
       const int key_column = column();
       std::string key = parse_string_literal();
-      for (const auto& [existing, unused] : keywords) {
-        if (existing == key) fail_at(key_column, "keyword '" + key + "' given twice", "each keyword once");
-      }
+      count_value();
+      if (!seen.insert(key).second) fail_at(key_column, "keyword '" + excerpt(key) + "' given twice", "each keyword once");
       skip_spaces();
       expect(':', "':' after the keyword name");
       keywords.emplace_back(std::move(key), parse_value());
@@ -409,27 +513,25 @@ class LineParser {
   int line_;
   int first_column_;
   size_t pos_ = 0;
+  int depth_ = 0;
+  int64_t values_ = 0;
 };
 
-bool is_operator_name(std::string_view name) {
-  // namespace.name[.overload], each part an identifier
-  int parts = 0;
-  size_t start = 0;
-  while (start <= name.size()) {
-    size_t dot = name.find('.', start);
-    std::string_view part = name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (part.empty() || !is_identifier_start(part[0])) return false;
-    for (char c : part) {
-      if (!is_identifier_char(c)) return false;
-    }
-    ++parts;
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
-  return parts == 2 || parts == 3;
-}
-
 }  // namespace
+
+void warn_if_empty(ParseResult& result) {
+  auto warn = [&](int line, std::string problem, std::string expected) {
+    Diagnostic warning{result.trace.path, line, 0, std::move(problem), std::move(expected)};
+    warning.severity = Diagnostic::Severity::kWarning;
+    result.warnings.push_back(std::move(warning));
+  };
+  if (result.trace.operators.empty() && result.errors.empty()) {
+    warn(0, "no operators", "'Operator: <name>' sections with 'cnt: ' lines, or dataset records");
+  }
+  for (const OperatorSection& section : result.trace.operators) {
+    if (section.cases.empty()) warn(section.line, "operator " + section.name + " has no cases", "'cnt: ' lines after it");
+  }
+}
 
 Arguments parse_arguments(std::string_view text, const std::string& file, int line, int first_column) {
   return LineParser(text, file, line, first_column).parse_arguments();
@@ -449,6 +551,11 @@ ParseResult parse_trace(std::string_view text, const std::string& path) {
     start = end + 1;
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.size() > Limits::kLineBytes) {
+      result.errors.push_back({path, line_number, 0, "line of " + std::to_string(line.size()) + " bytes",
+                               "at most " + std::to_string(Limits::kLineBytes) + " bytes per line"});
+      continue;
+    }
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank
     if (line[0] == '#') continue;                                           // comment
     const std::string_view operator_prefix = "Operator: ";
@@ -460,7 +567,7 @@ ParseResult parse_trace(std::string_view text, const std::string& path) {
           current = nullptr;
           in_malformed_section = true;
           throw DiagnosticError({path, line_number, static_cast<int>(operator_prefix.size()) + 1,
-                                 "malformed operator name '" + std::string(name) + "'",
+                                 "malformed operator name '" + excerpt(name) + "'",
                                  "namespace.name.overload, as in aten.add.Tensor"});
         }
         in_malformed_section = false;
@@ -498,22 +605,36 @@ ParseResult parse_trace(std::string_view text, const std::string& path) {
       result.errors.push_back(error.diagnostic());
     }
   }
+  warn_if_empty(result);
   return result;
 }
 
 ParseResult parse_trace_file(const std::string& path) {
+  std::error_code ignored;
   std::ifstream stream(path, std::ios::binary);
-  if (!stream) {
+  if (!std::filesystem::is_regular_file(path, ignored) || !stream) {
     ParseResult result;
     result.trace.path = path;
     result.errors.push_back({path, 0, 0, "cannot read the file", "a readable trace file"});
     return result;
   }
-  std::ostringstream buffer;
-  buffer << stream.rdbuf();
+  stream.seekg(0, std::ios::end);
+  const std::streamoff size = stream.tellg();
+  std::string text;
+  if (size > 0) {
+    text.resize(static_cast<size_t>(size));
+    stream.seekg(0);
+    stream.read(text.data(), size);
+  }
+  if (size < 0 || !stream) {
+    ParseResult result;
+    result.trace.path = path;
+    result.errors.push_back({path, 0, 0, "cannot read the file", "a readable trace file"});
+    return result;
+  }
   const bool is_json = path.size() >= 5 && (path.compare(path.size() - 5, 5, ".json") == 0 ||
                                             (path.size() >= 6 && path.compare(path.size() - 6, 6, ".jsonl") == 0));
-  return is_json ? parse_dataset_json(buffer.str(), path) : parse_trace(buffer.str(), path);
+  return is_json ? parse_dataset_json(text, path) : parse_trace(text, path);
 }
 
 }  // namespace backendbench::parse

@@ -17,7 +17,8 @@ Arguments parse_arguments(std::string_view text, const std::string& file = "<arg
 
 struct ParseResult {
   TraceFile trace;
-  std::vector<Diagnostic> errors;  // one per malformed line; empty when the file is clean
+  std::vector<Diagnostic> errors;    // one per malformed line; empty when the file is clean
+  std::vector<Diagnostic> warnings;  // accepted but suspect: a file without operators, an operator without cases
 };
 
 // Parses a whole trace file's text. Every malformed line yields one diagnostic and is left
@@ -30,6 +31,10 @@ ParseResult parse_trace(std::string_view text, const std::string& path);
 //  in_models_count}; op_name and args are required. Records of one operator are grouped into
 // one section, in first-seen order. Every bad record is one diagnostic.
 ParseResult parse_dataset_json(std::string_view text, const std::string& path);
+
+// Adds the warnings parse_trace and parse_dataset_json give: no operators at all, or an
+// operator without cases.
+void warn_if_empty(ParseResult& result);
 
 // Reads and parses a file by its extension: .json/.jsonl as the dataset's JSON form, anything
 // else as trace text. An unreadable file is one diagnostic.

@@ -19,11 +19,27 @@ std::string join_ints(const std::vector<int64_t>& values) {
   return text;
 }
 
+// Python's repr of a str in single quotes: control characters escaped, so that a printed
+// string stays on its line and parses back to the same bytes.
 std::string quote(const std::string& text) {
   std::string quoted = "'";
   for (char c : text) {
-    if (c == '\\' || c == '\'') quoted += '\\';
-    quoted += c;
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\' || c == '\'') {
+      quoted += '\\';
+      quoted += c;
+    } else if (c == '\n') {
+      quoted += "\\n";
+    } else if (c == '\r') {
+      quoted += "\\r";
+    } else if (c == '\t') {
+      quoted += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      const char* digits = "0123456789abcdef";
+      quoted += std::string("\\x") + digits[byte >> 4] + digits[byte & 15];
+    } else {
+      quoted += c;
+    }
   }
   return quoted + "'";
 }
@@ -39,6 +55,7 @@ std::string print_tuple(const std::vector<Value>& items) {
 }
 
 struct NodePrinter {
+  std::string operator()(const BoxedTensor& tensor) const { return (*this)(*tensor); }
   std::string operator()(const TensorValue& tensor) const {
     std::string text = "T([" + join_ints(tensor.shape) + "], " + tensor.dtype;
     if (tensor.stride) text += ", stride=(" + join_ints(*tensor.stride) + (tensor.stride->size() == 1 ? ",)" : ")");

@@ -2,6 +2,7 @@
 #include "language/syntax.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace backendbench::parse {
@@ -24,15 +25,82 @@ DtypeKind dtype_kind(const std::string& abbreviation) {
   return DtypeKind::kInteger;
 }
 
-int64_t storage_extent(const std::vector<int64_t>& shape, const std::optional<std::vector<int64_t>>& stride) {
+std::optional<int64_t> storage_extent(const std::vector<int64_t>& shape,
+                                      const std::optional<std::vector<int64_t>>& stride) {
+  for (int64_t size : shape) {
+    if (size == 0) return 0;
+  }
   int64_t extent = 1;
-  int64_t contiguous = 1;
+  int64_t elements = 1;  // also the contiguous stride of the next dimension out
   for (size_t i = shape.size(); i-- > 0;) {
-    if (shape[i] == 0) return 0;
-    extent += (shape[i] - 1) * (stride ? (*stride)[i] : contiguous);
-    contiguous *= shape[i];
+    int64_t reach = 0;
+    if (__builtin_mul_overflow(shape[i] - 1, stride ? (*stride)[i] : elements, &reach) ||
+        __builtin_add_overflow(extent, reach, &extent) || __builtin_mul_overflow(elements, shape[i], &elements)) {
+      return std::nullopt;
+    }
   }
   return extent;
+}
+
+int64_t dtype_size(const std::string& abbreviation) {
+  if (abbreviation == "b8" || abbreviation == "i8" || abbreviation == "u8") return 1;
+  if (abbreviation == "f16" || abbreviation == "bf16" || abbreviation == "i16") return 2;
+  if (abbreviation == "f32" || abbreviation == "i32" || abbreviation == "c32") return 4;
+  if (abbreviation == "c128") return 16;
+  return 8;  // f64, i64, c64
+}
+
+bool is_device_spec(const std::string& text) {
+  size_t i = 0;
+  if (text.empty() || !std::isalpha(static_cast<unsigned char>(text[0]))) return false;
+  while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
+  if (i == text.size()) return true;
+  if (text[i] != ':' || i + 1 == text.size() || text.size() - i - 1 > 9) return false;
+  for (++i; i < text.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+  }
+  return true;
+}
+
+bool is_operator_name(std::string_view name) {
+  auto is_identifier_start = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  auto is_identifier_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  int parts = 0;
+  size_t start = 0;
+  while (start <= name.size()) {
+    const size_t dot = name.find('.', start);
+    const std::string_view part = name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (part.empty() || !is_identifier_start(part[0])) return false;
+    for (char c : part) {
+      if (!is_identifier_char(c)) return false;
+    }
+    ++parts;
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return parts == 2 || parts == 3;
+}
+
+std::string excerpt(std::string_view text) {
+  std::string shown;
+  size_t used = 0;
+  for (; used < text.size() && shown.size() < Limits::kExcerptCharacters; ++used) {
+    const auto c = static_cast<unsigned char>(text[used]);
+    if (c == '\n') {
+      shown += "\\n";
+    } else if (c == '\r') {
+      shown += "\\r";
+    } else if (c == '\t') {
+      shown += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      const char* digits = "0123456789abcdef";
+      shown += std::string("\\x") + digits[c >> 4] + digits[c & 15];
+    } else {
+      shown += static_cast<char>(c);
+    }
+  }
+  if (used < text.size()) shown += "... (" + std::to_string(text.size()) + " characters)";
+  return shown;
 }
 
 bool is_torch_constant(const std::string& name) {

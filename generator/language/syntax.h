@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <type_traits>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -25,8 +28,12 @@ struct TensorValue {
   std::optional<std::vector<double>> values;  // exact for integers up to 2^53; -0.0, inf, nan kept
 };
 
-// Elements of storage a tensor of this shape and stride (contiguous when absent) reaches.
-int64_t storage_extent(const std::vector<int64_t>& shape, const std::optional<std::vector<int64_t>>& stride);
+// Elements of storage a tensor of this shape and stride (contiguous when absent) reaches, for
+// non-negative sizes and strides; nullopt when it, or the element count, does not fit in 63 bits.
+std::optional<int64_t> storage_extent(const std::vector<int64_t>& shape,
+                                      const std::optional<std::vector<int64_t>>& stride);
+// Bytes per element of a dtype abbreviation.
+int64_t dtype_size(const std::string& abbreviation);
 
 struct SequenceValue {
   enum class Kind { kList, kTuple };
@@ -43,13 +50,38 @@ struct DtypeValue { std::string abbreviation; };       // bare f16 (or quoted 'f
 struct TorchConstantValue { std::string name; };       // torch.<name>: dtypes, layouts, memory formats
 struct DeviceValue { std::string spec; };              // torch.device('<spec>')
 
+// A tensor held by value semantics on the heap: most nodes of a trace are numbers in lists, and
+// boxing the one large alternative keeps every Value at 48 bytes instead of 176.
+class BoxedTensor {
+ public:
+  BoxedTensor(TensorValue tensor) : tensor_(std::make_unique<TensorValue>(std::move(tensor))) {}
+  BoxedTensor(const BoxedTensor& other) : tensor_(std::make_unique<TensorValue>(*other.tensor_)) {}
+  BoxedTensor(BoxedTensor&&) noexcept = default;
+  BoxedTensor& operator=(const BoxedTensor& other) {
+    tensor_ = std::make_unique<TensorValue>(*other.tensor_);
+    return *this;
+  }
+  BoxedTensor& operator=(BoxedTensor&&) noexcept = default;
+  const TensorValue& operator*() const { return *tensor_; }
+
+ private:
+  std::unique_ptr<TensorValue> tensor_;
+};
+
 struct Value {
-  std::variant<TensorValue, SequenceValue, IntValue, FloatValue, BoolValue, NoneValue,
+  std::variant<NoneValue, BoxedTensor, SequenceValue, IntValue, FloatValue, BoolValue,
                StringValue, DtypeValue, TorchConstantValue, DeviceValue>
       node;
   int column = 0;  // 1-based column of the value's first character in its line
 
-  template <typename T> const T* as() const { return std::get_if<T>(&node); }
+  template <typename T> const T* as() const {
+    if constexpr (std::is_same_v<T, TensorValue>) {
+      const auto* boxed = std::get_if<BoxedTensor>(&node);
+      return boxed != nullptr ? &**boxed : nullptr;
+    } else {
+      return std::get_if<T>(&node);
+    }
+  }
 };
 
 // The `((positional...), {'keyword': value})` part of a `cnt:` line.
@@ -97,5 +129,23 @@ enum class DtypeKind { kBool, kInteger, kFloating, kComplex };
 DtypeKind dtype_kind(const std::string& abbreviation);
 // Names accepted after `torch.` (dtypes, layouts, memory formats).
 bool is_torch_constant(const std::string& name);
+// A device as torch.device takes it: a type (letters, digits, '_'; a letter first) and an
+// optional ':<index>', as in cpu, cuda, cuda:1.
+bool is_device_spec(const std::string& text);
+// namespace.name[.overload], each part an identifier, as in aten.add.Tensor.
+bool is_operator_name(std::string_view name);
+
+// What the parser accepts at most; beyond each, input gets one located error (traces/README.md).
+struct Limits {
+  static constexpr size_t kLineBytes = size_t{1} << 26;        // one trace line or JSON record: 64 MiB
+  static constexpr int kNesting = 64;                          // lists, tuples and T(...) inside each other
+  static constexpr int64_t kValuesPerLine = 1'000'000;         // values in a line, outside values=[...]
+  static constexpr size_t kNumberCharacters = 400;             // one number literal
+  static constexpr size_t kExcerptCharacters = 40;             // offending text quoted in a message
+};
+
+// `text` for a message: at most Limits::kExcerptCharacters, control characters escaped, and
+// the full length named when it was cut.
+std::string excerpt(std::string_view text);
 
 }  // namespace backendbench::parse

@@ -320,8 +320,13 @@ std::vector<KernelVariant> discover_kernels(const std::string& directory, const 
         throw DiagnosticError({file.string(), 0, 0, "a second kernel file numbered " + std::to_string(*number),
                                "one file per implementation number (a .cpp or a .cu)"});
       }
-      kernels.push_back({*op, folder, *number, fs::absolute(file).lexically_normal().string(), file.extension() == ".cu",
-                         expected_failure_of(file)});
+      const std::string path = fs::absolute(file).lexically_normal().string();
+      // The binding #includes the kernel by path, and an #include cannot escape anything.
+      if (path.find_first_of("\"\\\n\r") != std::string::npos) {
+        throw DiagnosticError({file.string(), 0, 0, "the kernel's path holds a '\"', a backslash or a line break",
+                               "a path that a C++ #include \"...\" can name"});
+      }
+      kernels.push_back({*op, folder, *number, path, file.extension() == ".cu", expected_failure_of(file)});
     }
   }
   return kernels;

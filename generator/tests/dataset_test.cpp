@@ -60,7 +60,8 @@ TEST(Dataset, OneDiagnosticPerBadRecord) {
             "d.jsonl:1: error: in \"args\" at column 10: unknown dtype 'f8'; expected one of bf16 f16 f32 f64 c32 c64 "
             "c128 i8 i16 i32 i64 b8 u8");
   EXPECT_EQ(result.errors[1].str().rfind("d.jsonl:2: error: record lacks \"op_name\" or \"args\" as strings; expected a record", 0), 0u);
-  EXPECT_EQ(result.errors[2].str().rfind("d.jsonl:3: error: field \"count\" has the wrong type (string)", 0), 0u);
+  EXPECT_EQ(result.errors[2].str(), "d.jsonl:3: error: \"count\" is \"many\"; expected a non-negative integer of at most 18 "
+                                    "digits, as in \"count\": 3");
   EXPECT_EQ(result.errors[3].line, 4);
   EXPECT_EQ(result.trace.operators[0].cases.size(), 1u);  // the good record is kept
 }
@@ -68,7 +69,7 @@ TEST(Dataset, OneDiagnosticPerBadRecord) {
 TEST(Dataset, MalformedArrayIsOneDiagnostic) {
   const ParseResult result = parse_dataset_json("[{\"op_name\": ", "d.json");
   ASSERT_EQ(result.errors.size(), 1u);
-  EXPECT_EQ(result.errors[0].str().rfind("d.json: error: malformed JSON: ", 0), 0u);
+  EXPECT_EQ(result.errors[0].str(), "d.json:1:14: error: unterminated JSON array; expected ']' closing the array of records");
 }
 
 TEST(Dataset, TheShippedSampleParses) {

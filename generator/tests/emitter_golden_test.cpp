@@ -94,7 +94,19 @@ TEST(Emitter, MatchesGoldenFiles) {
 }
 
 TEST(Emitter, StringLiteralsEscape) {
-  EXPECT_EQ(cpp_string_literal("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"");
+  EXPECT_EQ(cpp_string_literal("a\"b\\c\nd"), "\"a\\\"b\\\\c\\012d\"");
+  EXPECT_EQ(cpp_string_literal(std::string("cr\r, nul\0, \xc3\xa9", 13)), R"("cr\015, nul\000, \303\251")");
+}
+
+TEST(Emitter, CMakeArgumentsHoldAnyText) {
+  EXPECT_EQ(cmake_argument("a b;c"), "[=[a b;c]=]");
+  EXPECT_EQ(cmake_argument("ends ]=] and ]==]"), "[===[ends ]=] and ]==]]===]");
+  EXPECT_EQ(cmake_argument("\nfirst line break kept"), "[=[\n\nfirst line break kept]=]");
+  EXPECT_THROW(cmake_argument(std::string("nul\0", 4)), std::invalid_argument);
+}
+
+TEST(Emitter, CommentsStayOnTheirLine) {
+  EXPECT_EQ(comment_text("traces/a\nb\\.txt"), "traces/a\\x0ab\\x5c.txt");
 }
 
 }  // namespace

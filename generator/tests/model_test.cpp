@@ -132,7 +132,7 @@ TEST(BuildSuite, HonoursTheDatasetsInclusionDecision) {
   EXPECT_EQ(suite.operators[0].cases[0].models, (std::vector<std::string>{"a", "b"}));
   ASSERT_EQ(suite.exclusions.size(), 2u);
   EXPECT_EQ(suite.exclusions[0].reason, "excluded by the dataset (included_in_benchmark false): Failed to run: x; second reason");
-  EXPECT_EQ(suite.exclusions[0].location, "d.json:3");
+  EXPECT_EQ(suite.exclusions[0].location, "d.json:5");  // the line the record starts on
   EXPECT_EQ(suite.exclusions[1].reason.rfind("synthetic input", 0), 0u);
 }
 

@@ -219,7 +219,7 @@ class Materializer {
       const c10::DimVector contiguous = c10::contiguous_strides(spec.shape);
       strides.assign(contiguous.begin(), contiguous.end());
     }
-    const int64_t extent = parse::storage_extent(spec.shape, spec.stride);
+    const int64_t extent = parse::storage_extent(spec.shape, spec.stride).value();  // the parser checked it fits
     c10::Device device = spec.device ? device_for(*spec.device) : device_;
     at::Tensor storage = spec.values ? given(*spec.values, dtype) : draw(extent, dtype, device);
     // Move the storage, then view it: keeps the exact strides (zero strides included).

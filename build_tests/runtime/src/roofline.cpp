@@ -20,7 +20,7 @@ namespace {
 double touched_elements(const at::Tensor& tensor) {
   if (tensor.numel() == 0) return 0;
   if (tensor.layout() != at::kStrided) return static_cast<double>(tensor._nnz());
-  const int64_t extent = parse::storage_extent(tensor.sizes().vec(), tensor.strides().vec());
+  const int64_t extent = parse::storage_extent(tensor.sizes().vec(), tensor.strides().vec()).value_or(tensor.numel());
   return static_cast<double>(std::min(extent, tensor.numel()));
 }
 
