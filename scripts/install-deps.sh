@@ -5,6 +5,7 @@
 #   CLI11         libcli11-dev (generator CLI) nlohmann-json  nlohmann-json3-dev (dataset JSON)
 #   numpy, expecttest  pip: what torch.testing's OpInfo database imports (the opinfo suite's export)
 #   CMake, Ninja, g++: build tools
+#   with --fuzz also clang and libclang-rt-14-dev: libFuzzer and the sanitizers (scripts/fuzz.sh)
 # BACKENDBENCH_NO_INSTALL=1 only checks (machines without package access).
 set -euo pipefail
 
@@ -21,6 +22,10 @@ need libgtest-dev test -e /usr/include/gtest/gtest.h
 need libbenchmark-dev test -e /usr/include/benchmark/benchmark.h
 need libcli11-dev test -e /usr/include/CLI/CLI.hpp
 need nlohmann-json3-dev test -e /usr/include/nlohmann/json.hpp
+if [[ ${1:-} == --fuzz ]]; then
+  need clang command -v clang++
+  need libclang-rt-14-dev compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'
+fi
 
 python=${PYTHON:-python3}
 has_torch=1

@@ -56,9 +56,10 @@ std::string cpp_string_literal(const std::string& text) {
 std::string cmake_argument(const std::string& text) {
   if (text.find('\0') != std::string::npos) throw std::invalid_argument("a CMake argument cannot hold a NUL byte");
   // A bracket argument takes every byte literally (no variables, no escapes, no list
-  // splitting); enough '=' that its closing bracket does not occur in the text.
+  // splitting); enough '=' that its closing bracket first occurs where it closes: neither inside
+  // the text nor straddling its end (text "]=" would close "[=[]=]=]" early; the fuzzer found it).
   std::string equals = "=";
-  while (text.find("]" + equals + "]") != std::string::npos) equals += "=";
+  while ((text + "]" + equals + "]").find("]" + equals + "]") != text.size()) equals += "=";
   // A line break right after the opening bracket is dropped by CMake: give it one to drop.
   const bool leading_break = !text.empty() && (text[0] == '\n' || text[0] == '\r');
   return "[" + equals + "[" + (leading_break ? "\n" : "") + text + "]" + equals + "]";

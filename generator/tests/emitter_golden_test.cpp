@@ -101,6 +101,7 @@ TEST(Emitter, StringLiteralsEscape) {
 TEST(Emitter, CMakeArgumentsHoldAnyText) {
   EXPECT_EQ(cmake_argument("a b;c"), "[=[a b;c]=]");
   EXPECT_EQ(cmake_argument("ends ]=] and ]==]"), "[===[ends ]=] and ]==]]===]");
+  EXPECT_EQ(cmake_argument("]="), "[==[]=]==]");  // found by fuzz_escaping: "[=[]=]=]" closes early
   EXPECT_EQ(cmake_argument("\nfirst line break kept"), "[=[\n\nfirst line break kept]=]");
   EXPECT_THROW(cmake_argument(std::string("nul\0", 4)), std::invalid_argument);
 }
