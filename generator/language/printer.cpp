@@ -24,22 +24,8 @@ std::string join_ints(const std::vector<int64_t>& values) {
 std::string quote(const std::string& text) {
   std::string quoted = "'";
   for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\\' || c == '\'') {
-      quoted += '\\';
-      quoted += c;
-    } else if (c == '\n') {
-      quoted += "\\n";
-    } else if (c == '\r') {
-      quoted += "\\r";
-    } else if (c == '\t') {
-      quoted += "\\t";
-    } else if (byte < 0x20 || byte == 0x7f) {
-      const char* digits = "0123456789abcdef";
-      quoted += std::string("\\x") + digits[byte >> 4] + digits[byte & 15];
-    } else {
-      quoted += c;
-    }
+    if (c == '\\' || c == '\'') quoted += '\\';
+    append_escaped(quoted, c);
   }
   return quoted + "'";
 }

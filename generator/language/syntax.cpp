@@ -81,24 +81,26 @@ bool is_operator_name(std::string_view name) {
   return parts == 2 || parts == 3;
 }
 
+void append_escaped(std::string& out, char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  if (c == '\n') {
+    out += "\\n";
+  } else if (c == '\r') {
+    out += "\\r";
+  } else if (c == '\t') {
+    out += "\\t";
+  } else if (byte < 0x20 || byte == 0x7f) {
+    const char* digits = "0123456789abcdef";
+    out += std::string("\\x") + digits[byte >> 4] + digits[byte & 15];
+  } else {
+    out += c;
+  }
+}
+
 std::string excerpt(std::string_view text) {
   std::string shown;
   size_t used = 0;
-  for (; used < text.size() && shown.size() < Limits::kExcerptCharacters; ++used) {
-    const auto c = static_cast<unsigned char>(text[used]);
-    if (c == '\n') {
-      shown += "\\n";
-    } else if (c == '\r') {
-      shown += "\\r";
-    } else if (c == '\t') {
-      shown += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      const char* digits = "0123456789abcdef";
-      shown += std::string("\\x") + digits[c >> 4] + digits[c & 15];
-    } else {
-      shown += static_cast<char>(c);
-    }
-  }
+  for (; used < text.size() && shown.size() < Limits::kExcerptCharacters; ++used) append_escaped(shown, text[used]);
   if (used < text.size()) shown += "... (" + std::to_string(text.size()) + " characters)";
   return shown;
 }

@@ -144,6 +144,10 @@ struct Limits {
   static constexpr size_t kExcerptCharacters = 40;             // offending text quoted in a message
 };
 
+// Appends `c` as Python's repr writes it inside a string: \n \r \t, other control bytes as
+// \xHH, anything else as is (quotes and backslashes are the caller's).
+void append_escaped(std::string& out, char c);
+
 // `text` for a message: at most Limits::kExcerptCharacters, control characters escaped, and
 // the full length named when it was cut.
 std::string excerpt(std::string_view text);
