@@ -27,9 +27,17 @@ DtypeKind dtype_kind(const std::string& abbreviation) {
 
 std::optional<int64_t> storage_extent(const std::vector<int64_t>& shape,
                                       const std::optional<std::vector<int64_t>>& stride) {
+  // PyTorch rejects sizes whose product overflows even when another size is 0, so do we.
+  int64_t nonzero_product = 1;
+  bool empty = false;
   for (int64_t size : shape) {
-    if (size == 0) return 0;
+    if (size == 0) {
+      empty = true;
+    } else if (__builtin_mul_overflow(nonzero_product, size, &nonzero_product)) {
+      return std::nullopt;
+    }
   }
+  if (empty) return 0;
   int64_t extent = 1;
   int64_t elements = 1;  // also the contiguous stride of the next dimension out
   for (size_t i = shape.size(); i-- > 0;) {

@@ -2,6 +2,7 @@
 #include "model/model.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -45,11 +46,11 @@ std::string tensor_summary(const parse::Arguments& arguments) {
 }
 
 int64_t input_elements(const parse::Arguments& arguments) {
+  // Each tensor's count fits 64 bits (the parser checks it); their sum saturates.
   int64_t total = 0;
   visit_tensors(arguments, [&](const parse::TensorValue& tensor) {
-    int64_t elements = 1;
-    for (int64_t size : tensor.shape) elements *= size;
-    total += elements;
+    const int64_t elements = parse::storage_extent(tensor.shape, std::nullopt).value_or(INT64_MAX);
+    if (__builtin_add_overflow(total, elements, &total)) total = INT64_MAX;
   });
   return total;
 }

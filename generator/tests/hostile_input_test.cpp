@@ -7,6 +7,7 @@
 
 #include "language/parser.h"
 #include "language/printer.h"
+#include "model/model.h"
 
 namespace backendbench::parse {
 namespace {
@@ -94,9 +95,19 @@ TEST(HostileTrace, ElementCountOverflowIsRejected) {
   EXPECT_NE(error_of_line("((T([4611686018427387904], f32),), {})").find("tensor too large"), std::string::npos);
   EXPECT_NE(error_of_line("((T([3037000500, 3037000500], f16, stride=(4611686018427387904, 1)),), {})").find("too large"),
             std::string::npos);
+  // A zero size does not excuse an overflowing product (PyTorch rejects it too).
+  EXPECT_NE(error_of_line("((T([4611686018427387904, 4611686018427387904, 0], f32),), {})").find("too large"),
+            std::string::npos);
   // Accepted, with the documented meaning: 2^62 one-byte elements fit the index type (and fail
   // to allocate at run time, as a case failure).
   EXPECT_TRUE(parse_trace(trace_line("((T([4611686018427387904], b8),), {})"), "t.txt").errors.empty());
+}
+
+TEST(HostileTrace, InputSizeOfHugeTensorsSaturates) {
+  // Each tensor fits; their total, which orders cases for --topn, saturates instead of overflowing.
+  const Arguments arguments = parse_arguments(
+      "((T([4611686018427387904], b8), T([4611686018427387904], b8), T([0, 4611686018427387904], b8)), {})");
+  EXPECT_EQ(model::input_elements(arguments), INT64_MAX);
 }
 
 TEST(HostileTrace, NegativeStrideIsRejected) {
