@@ -74,6 +74,7 @@ class KernelLibraryBackend : public Backend {
     return is_cuda_ ? c10::Device(c10::DeviceType::CUDA, 0) : c10::Device(c10::DeviceType::CPU);
   }
   std::string source() const override { return source_; }
+  std::optional<c10::KernelFunction> dispatcher_kernel() const override { return kernel_; }
   Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device device) const override {
     const c10::DispatchKey key = device.is_cuda() ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU;
     kernel_.callBoxed(op, c10::DispatchKeySet(key), &stack);
@@ -140,6 +141,12 @@ const Backend* BackendRegistry::find(const std::string& op_display, const std::s
     if (backend->name() == name) return backend;
   }
   return nullptr;
+}
+
+std::vector<std::string> BackendRegistry::operators() const {
+  std::vector<std::string> names;
+  for (const auto& [name, unused] : per_operator_) names.push_back(name);
+  return names;
 }
 
 BackendRegistry& backends() {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ class Backend {
   virtual Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device device) const = 0;
   // A call for timing, prepared once per case outside the timed region (`inputs`: the case's).
   virtual BoundCall bind(const c10::OperatorHandle& op, const Stack& inputs, c10::Device device) const;
+  // The kernel as the dispatcher can register it (overrides.h); absent for backends that are
+  // not a kernel of their own (the reference, the calibration backends).
+  virtual std::optional<c10::KernelFunction> dispatcher_kernel() const { return std::nullopt; }
 
  private:
   std::string name_;
@@ -62,6 +66,8 @@ class BackendRegistry {
   // derived ones only where there is no other), then, when asked, the calibration backends.
   std::vector<const Backend*> for_operator(const std::string& op_display, bool with_calibration) const;
   const Backend* find(const std::string& op_display, const std::string& name) const;
+  // The operators that have backends of their own (display names, sorted).
+  std::vector<std::string> operators() const;
 
  private:
   std::vector<std::unique_ptr<Backend>> generic_;
