@@ -3,8 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
 
 #include "backendbench/overrides.h"
+#include "backendbench/verdict.h"
 
 namespace backendbench {
 namespace {
@@ -94,24 +99,110 @@ class FakeKernel : public Backend {
   explicit FakeKernel(std::string name) : Backend(std::move(name), Kind::kKernel) {}
   c10::Device device(const Settings&) const override { return c10::Device(c10::kCPU); }
   Stack call(const c10::OperatorHandle&, Stack stack, c10::Device) const override { return stack; }
+  std::string source() const override { return "fake.cpp"; }
   std::optional<c10::KernelFunction> dispatcher_kernel() const override { return kernel_of<&relu_by_clamp>(); }
 };
 
-TEST(Overrides, TheLowestNumberedKernelOfEachSelectedOperatorIsChosen) {
+// A registry with relu impl1 and impl2, add.Tensor impl3 and add.out impl1.
+BackendRegistry example_registry() {
   BackendRegistry registry;
   registry.add(std::make_unique<FakeReference>());
   registry.add("relu.default", std::make_unique<FakeKernel>("impl2"));
   registry.add("relu.default", std::make_unique<FakeKernel>("impl1"));
   registry.add("add.Tensor", std::make_unique<FakeKernel>("impl3"));
   registry.add("add.out", std::make_unique<FakeKernel>("impl1"));
-  auto chosen = [&](OverrideSelection selection) {
-    std::vector<std::string> names;
-    for (const OverrideChoice& each : choose_overrides(registry, selection)) names.push_back(each.op_display + " " + each.backend);
-    return names;
+  return registry;
+}
+
+std::vector<std::string> chosen(const OverridePlan& plan) {
+  std::vector<std::string> names;
+  for (const OverrideChoice& each : plan.choices) names.push_back(each.op_display + " " + each.backend);
+  return names;
+}
+
+KernelRecord record(int cases, std::vector<std::string> failures, std::vector<double> speedups = {}) {
+  KernelRecord made;
+  made.cases = cases;
+  made.failures = std::move(failures);
+  for (double speedup : speedups) made.log_speedup_sum += std::log(speedup);
+  made.timed = static_cast<int>(speedups.size());
+  return made;
+}
+
+TEST(Overrides, WithoutResultsTheLowestNumberedKernelIsChosenUnverified) {
+  const BackendRegistry registry = example_registry();
+  const OverridePlan all = choose_overrides(registry, {});
+  EXPECT_EQ(chosen(all), (std::vector<std::string>{"add.Tensor impl3", "add.out impl1", "relu.default impl1"}));
+  ASSERT_EQ(all.warnings.size(), 3u);
+  EXPECT_NE(all.warnings[2].find("relu.default impl1 (fake.cpp) has no results yet; registered unverified"), std::string::npos);
+  EXPECT_EQ(chosen(choose_overrides(registry, {{"add"}, {}})), (std::vector<std::string>{"add.Tensor impl3", "add.out impl1"}));
+  EXPECT_EQ(chosen(choose_overrides(registry, {{}, {"add.out", "relu"}})), (std::vector<std::string>{"add.Tensor impl3"}));
+}
+
+TEST(Overrides, TheFastestPassingKernelIsChosenAndAFailingOneNever) {
+  const BackendRegistry registry = example_registry();
+  OverrideSelection selection;
+  selection.include = {"relu"};
+  selection.records[{"relu.default", "impl1"}] = record(4, {}, {1.1, 0.9});
+  selection.records[{"relu.default", "impl2"}] = record(4, {}, {2.0, 1.5});
+  EXPECT_EQ(chosen(choose_overrides(registry, selection)), (std::vector<std::string>{"relu.default impl2"}));
+  selection.records[{"relu.default", "impl2"}] = record(4, {"smoke f32_2: output 0: 2 of 2 values differ"}, {9.0});
+  const OverridePlan plan = choose_overrides(registry, selection);
+  EXPECT_EQ(chosen(plan), (std::vector<std::string>{"relu.default impl1"}));
+  ASSERT_EQ(plan.warnings.size(), 1u);
+  EXPECT_EQ(plan.warnings[0], "relu.default impl2 (fake.cpp) failed 1 of 4 cases, first smoke f32_2: output 0: 2 of 2 "
+                              "values differ; not registered");
+}
+
+TEST(Overrides, AFailingKernelIsRegisteredOnlyWhenForced) {
+  const BackendRegistry registry = example_registry();
+  OverrideSelection selection;
+  selection.include = {"relu"};
+  selection.records[{"relu.default", "impl1"}] = record(2, {"edge nan: expected nan, got 0"});
+  selection.records[{"relu.default", "impl2"}] = record(2, {"edge inf: expected inf, got 0"});
+  const OverridePlan refused = choose_overrides(registry, selection);
+  EXPECT_TRUE(refused.choices.empty());
+  ASSERT_EQ(refused.warnings.size(), 2u);
+  EXPECT_NE(refused.warnings[0].find("not registered (force it to register it anyway)"), std::string::npos);
+  selection.force_failing = true;
+  const OverridePlan forced = choose_overrides(registry, selection);
+  EXPECT_EQ(chosen(forced), (std::vector<std::string>{"relu.default impl1"}));
+  EXPECT_NE(forced.warnings[0].find("registered all the same (forced)"), std::string::npos);
+}
+
+TEST(Overrides, RecordsAreReadFromAResultsFolder) {
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() / ("bb_records_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(folder);
+  Verdict passed;
+  passed.suite = "smoke";
+  passed.op = "relu.default";
+  passed.backend = "impl1";
+  passed.case_name = "f32_2";
+  Verdict timed = passed;
+  timed.timing = TimingFigures();
+  timed.timing->speedup = 2.0;
+  Verdict failed = passed;
+  failed.backend = "impl2";
+  failed.status = Verdict::Status::kFailed;
+  failed.errors = {"output 0 differs"};
+  Verdict skipped = failed;
+  skipped.status = Verdict::Status::kSkipped;
+  auto file_of = [&](const Verdict& verdict) {
+    return (folder / "smoke" / "relu.default" / (verdict.backend + ".verdicts.jsonl")).string();
   };
-  EXPECT_EQ(chosen({}), (std::vector<std::string>{"add.Tensor impl3", "add.out impl1", "relu.default impl1"}));
-  EXPECT_EQ(chosen({{"add"}, {}}), (std::vector<std::string>{"add.Tensor impl3", "add.out impl1"}));
-  EXPECT_EQ(chosen({{}, {"add.out", "relu"}}), (std::vector<std::string>{"add.Tensor impl3"}));
+  start_verdicts(file_of(passed));
+  start_verdicts(file_of(failed));
+  for (const Verdict& verdict : {passed, timed, failed, skipped}) append_verdict(file_of(verdict), verdict);
+  const KernelRecords records = read_kernel_records(folder.string());
+  const KernelRecord& first = records.at({"relu.default", "impl1"});
+  EXPECT_EQ(first.cases, 2);
+  EXPECT_TRUE(first.passed());
+  EXPECT_EQ(first.timed, 1);
+  const KernelRecord& second = records.at({"relu.default", "impl2"});
+  EXPECT_EQ(second.cases, 1);  // the skip does not count
+  EXPECT_EQ(second.failures, (std::vector<std::string>{"smoke f32_2: output 0 differs"}));
+  EXPECT_TRUE(read_kernel_records((folder / "missing").string()).empty());
+  std::filesystem::remove_all(folder);
 }
 
 }  // namespace

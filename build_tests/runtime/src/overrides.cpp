@@ -4,8 +4,11 @@
 #include <ATen/core/boxing/BoxedKernel.h>
 
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <stdexcept>
 
+#include "backendbench/verdict.h"
 #include "language/naming.h"
 
 namespace backendbench {
@@ -110,22 +113,87 @@ std::map<std::string, OverrideCalls> OverrideGuard::calls() const {
   return counts;
 }
 
-std::vector<OverrideChoice> choose_overrides(const BackendRegistry& registry, const OverrideSelection& selection) {
-  std::vector<OverrideChoice> choices;
+KernelRecords read_kernel_records(const std::string& results_directory) {
+  KernelRecords records;
+  std::error_code missing;
+  if (!std::filesystem::is_directory(results_directory, missing)) return records;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(results_directory)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.size() > 15 && name.compare(name.size() - 15, 15, ".verdicts.jsonl") == 0) {
+      files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    for (const Verdict& verdict : read_verdicts(file.string())) {
+      if (verdict.status == Verdict::Status::kSkipped) continue;
+      KernelRecord& record = records[{verdict.op, verdict.backend}];
+      ++record.cases;
+      if (!verdict.passed()) {
+        record.failures.push_back(verdict.suite + " " + verdict.case_name + ": " +
+                                  (verdict.errors.empty() ? std::string("failed") : verdict.errors.front()));
+      } else if (verdict.timing && verdict.timing->speedup > 0) {
+        record.log_speedup_sum += std::log(verdict.timing->speedup);
+        ++record.timed;
+      }
+    }
+  }
+  return records;
+}
+
+OverridePlan choose_overrides(const BackendRegistry& registry, const OverrideSelection& selection) {
+  OverridePlan plan;
   for (const std::string& op : registry.operators()) {
     if (!selection.include.empty() && !selected(op, selection.include)) continue;
     if (selected(op, selection.exclude)) continue;
-    // for_operator lists the reference first, then own kernels by number (derived ones only
-    // where there is no own kernel), then nothing else without calibration.
+    // for_operator: the reference first, then the operator's kernels by number (derived ones
+    // only where it has no own kernel).
+    std::vector<const Backend*> kernels;
     for (const Backend* backend : registry.for_operator(op, /*with_calibration=*/false)) {
-      std::optional<c10::KernelFunction> kernel = backend->dispatcher_kernel();
-      if (!kernel) continue;
-      const c10::DispatchKey key = backend->device(Settings()).is_cuda() ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU;
-      choices.push_back({op, backend->name(), backend->source(), key, std::move(*kernel)});
-      break;
+      if (backend->dispatcher_kernel()) kernels.push_back(backend);
     }
+    auto record_of = [&](const Backend* backend) -> const KernelRecord* {
+      auto found = selection.records.find({op, backend->name()});
+      return found == selection.records.end() ? nullptr : &found->second;
+    };
+    const Backend* chosen = nullptr;
+    double best_speedup = 0;
+    bool any_record = false;
+    for (const Backend* backend : kernels) {
+      const KernelRecord* record = record_of(backend);
+      any_record = any_record || record != nullptr;
+      if (record == nullptr || !record->passed()) continue;
+      const double speedup = record->timed > 0 ? std::exp(record->log_speedup_sum / record->timed) : 0;
+      if (chosen == nullptr || speedup > best_speedup) {
+        chosen = backend;
+        best_speedup = speedup;
+      }
+    }
+    for (const Backend* backend : kernels) {
+      const KernelRecord* record = record_of(backend);
+      if (record == nullptr || record->failures.empty()) continue;
+      const std::string failing = op + " " + backend->name() + " (" + backend->source() + ") failed " +
+                                  std::to_string(record->failures.size()) + " of " + std::to_string(record->cases) +
+                                  " cases, first " + record->failures.front();
+      if (chosen == nullptr && selection.force_failing) {
+        chosen = backend;
+        plan.warnings.push_back(failing + "; registered all the same (forced)");
+      } else {
+        plan.warnings.push_back(failing + "; not registered" +
+                                (chosen == nullptr ? " (force it to register it anyway)" : ""));
+      }
+    }
+    if (!any_record && !kernels.empty()) {
+      chosen = kernels.front();
+      plan.warnings.push_back(op + " " + chosen->name() + " (" + chosen->source() +
+                              ") has no results yet; registered unverified (run its tests first)");
+    }
+    if (chosen == nullptr) continue;
+    const c10::DispatchKey key = chosen->device(Settings()).is_cuda() ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU;
+    plan.choices.push_back({op, chosen->name(), chosen->source(), key, *chosen->dispatcher_kernel()});
   }
-  return choices;
+  return plan;
 }
 
 }  // namespace backendbench

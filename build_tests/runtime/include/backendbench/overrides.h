@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <map>
+#include <utility>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,13 +58,41 @@ class OverrideGuard {
   std::vector<std::unique_ptr<Registration>> registrations_;
 };
 
+// What earlier runs say of one kernel of one operator: its failed cases, and its speedups where
+// ./bench timed it.
+struct KernelRecord {
+  int cases = 0;                      // verdicts that ran (passed or failed; skips not counted)
+  std::vector<std::string> failures;  // "<suite> <case>: <first error>" per failed verdict
+  double log_speedup_sum = 0;         // over passed timed verdicts
+  int timed = 0;
+  bool passed() const { return cases > 0 && failures.empty(); }
+};
+using KernelRecords = std::map<std::pair<std::string, std::string>, KernelRecord>;  // (op, backend)
+
+// Every *.verdicts.jsonl below `results_directory` (the layout the CTest entries and ./bench
+// write), folded per (operator, backend). A missing folder gives no records; a line that is not
+// a verdict throws std::invalid_argument (read_verdicts).
+KernelRecords read_kernel_records(const std::string& results_directory);
+
 // Which kernels of a registry become overrides. `include`/`exclude` take display names
-// (add.Tensor) or base names (add: every add overload); an empty `include` means all. Per
-// operator the lowest-numbered kernel of its own is chosen, else a derived one.
+// (add.Tensor) or base names (add: every add overload); an empty `include` means all.
+//
+// Per operator, with records: among the kernels that passed every case they ran, the fastest
+// by geometric-mean speedup where any was timed, else the lowest-numbered one. A kernel that
+// failed a case is not registered (a warning names its failing cases) unless `force_failing`,
+// and then only when no passing kernel exists, with a warning. Without records for any of an
+// operator's kernels, the lowest-numbered kernel is registered, with a warning that it is
+// unverified. Derived in-place/out= variants count as kernels where the operator has no own.
 struct OverrideSelection {
   std::vector<std::string> include;
   std::vector<std::string> exclude;
+  KernelRecords records;
+  bool force_failing = false;
 };
-std::vector<OverrideChoice> choose_overrides(const BackendRegistry& registry, const OverrideSelection& selection);
+struct OverridePlan {
+  std::vector<OverrideChoice> choices;
+  std::vector<std::string> warnings;
+};
+OverridePlan choose_overrides(const BackendRegistry& registry, const OverrideSelection& selection);
 
 }  // namespace backendbench
