@@ -11,6 +11,9 @@
 #                                            ./bench (default name) over every suite of a kernel
 #                                            set (default: "default")
 #   backendbench_torchbench_traces(out_var)  where the TorchBench traces are (fatal if nowhere)
+#   backendbench_add_expect_test(name exit output_regex command args..)
+#                                            a project test (label project): runs the command and
+#                                            checks its exit code and output (ExpectCommand.cmake)
 #
 # Generation runs at build time. Its outputs are fixed per suite (SHARDS files of cases, one
 # CTest include file) and per kernel file, so CMake knows them before the generator runs; CTest
@@ -283,4 +286,13 @@ function(backendbench_add_bench)
   target_link_libraries(${ARG_NAME} PRIVATE ${case_libraries} backendbench::runtime benchmark::benchmark)
   add_dependencies(${ARG_NAME} ${kernels_target})
   set_target_properties(${ARG_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")
+endfunction()
+
+# Positional, not cmake_parse_arguments: the regex and the command's arguments may hold ';'
+# (a list separator), and named parameters keep each argument whole.
+function(backendbench_add_expect_test name expect_exit expect_output)
+  add_test(NAME "${name}"
+           COMMAND "${CMAKE_COMMAND}" "-DEXPECT_EXIT=${expect_exit}" "-DEXPECT_OUTPUT=${expect_output}"
+                   "-DCOMMAND=${ARGN}" -P "${_backendbench_expect_script}")
+  set_tests_properties("${name}" PROPERTIES LABELS project TIMEOUT 600)
 endfunction()

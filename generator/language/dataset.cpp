@@ -170,7 +170,6 @@ std::vector<RecordText> split_records(std::string_view text, const std::string& 
     } else if (is_array && depth == 1 && (c == ',' || c == ']')) {
       if (record_start == std::string_view::npos && (c == ',' || after_comma)) {
         fail("missing record before '" + std::string(1, c) + "'", "a record between commas");
-        record_failed = false;
       }
       finish(i);
       after_comma = c == ',';

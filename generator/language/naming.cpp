@@ -36,6 +36,12 @@ bool is_identifier(const std::string& text) {
   return true;
 }
 
+bool matches_filter(const OperatorName& op, const std::string& filter) {
+  const std::string text = filter.rfind(op.space + ".", 0) == 0 ? filter.substr(op.space.size() + 1) : filter;
+  if (text.find('.') == std::string::npos) return op.base == text;
+  return op.display() == text;
+}
+
 std::string default_overload(const std::string& base) {
   static const std::map<std::string, std::string> kBareNameOverloads = {
       {"add", "Tensor"}, {"mul", "Tensor"}, {"div", "Tensor"}, {"sub", "Tensor"}};

@@ -30,6 +30,10 @@ struct OperatorName {
   bool operator<(const OperatorName& other) const;
 };
 
+// An operator filter: an exact overload (add.Tensor, aten.add.Tensor) or a base name (add: every
+// overload whose base is exactly add, so relu never selects leaky_relu).
+bool matches_filter(const OperatorName& op, const std::string& filter);
+
 // The overload a bare folder or filter name means: add/mul/div/sub → Tensor, else default.
 std::string default_overload(const std::string& base);
 

@@ -19,9 +19,6 @@ const char* const kValueExpected =
     "a value: T(...), a number, a list, a tuple, a string, True, False, None, inf, nan, "
     "a dtype (f16, f32, ...) or torch.<constant>";
 
-bool is_identifier_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
 class LineParser {
  public:
   LineParser(std::string_view text, const std::string& file, int line, int first_column)
@@ -241,12 +238,14 @@ class LineParser {
     if (is_dtype_abbreviation(value)) return DtypeValue{value};
     const std::string prefix = "torch.device(";
     if (value.rfind(prefix, 0) == 0) {
-      const std::string inner = value.substr(prefix.size(), value.size() - prefix.size() - (value.back() == ')'));
-      if (value.back() != ')' || inner.size() < 2 || (inner.front() != '\'' && inner.front() != '"') ||
-          inner.back() != inner.front() || !is_device_spec(inner.substr(1, inner.size() - 2))) {
-        fail_at(start_column, "malformed device '" + excerpt(value) + "'", kDeviceExpected);
-      }
-      return DeviceValue{inner.substr(1, inner.size() - 2)};
+      // torch.device('<spec>') with either quote: the spec sits between the quotes.
+      const size_t open = prefix.size();
+      const size_t close = value.size() - 2;  // the quote before the final ')'
+      const bool quoted = value.size() >= open + 3 && value.back() == ')' &&
+                          (value[open] == '\'' || value[open] == '"') && value[close] == value[open];
+      const std::string spec = quoted ? value.substr(open + 1, close - open - 1) : "";
+      if (!quoted || !is_device_spec(spec)) fail_at(start_column, "malformed device '" + excerpt(value) + "'", kDeviceExpected);
+      return DeviceValue{spec};
     }
     return StringValue{value};
   }

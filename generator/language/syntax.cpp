@@ -58,10 +58,13 @@ int64_t dtype_size(const std::string& abbreviation) {
   return 8;  // f64, i64, c64
 }
 
+bool is_identifier_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
 bool is_device_spec(const std::string& text) {
   size_t i = 0;
   if (text.empty() || !std::isalpha(static_cast<unsigned char>(text[0]))) return false;
-  while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
+  while (i < text.size() && is_identifier_char(text[i])) ++i;
   if (i == text.size()) return true;
   if (text[i] != ':' || i + 1 == text.size() || text.size() - i - 1 > 9) return false;
   for (++i; i < text.size(); ++i) {
@@ -71,8 +74,6 @@ bool is_device_spec(const std::string& text) {
 }
 
 bool is_operator_name(std::string_view name) {
-  auto is_identifier_start = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
-  auto is_identifier_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   int parts = 0;
   size_t start = 0;
   while (start <= name.size()) {

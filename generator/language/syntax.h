@@ -129,6 +129,11 @@ enum class DtypeKind { kBool, kInteger, kFloating, kComplex };
 DtypeKind dtype_kind(const std::string& abbreviation);
 // Names accepted after `torch.` (dtypes, layouts, memory formats).
 bool is_torch_constant(const std::string& name);
+// Identifiers of the trace language (names, operator-name parts, device types): a letter or
+// '_' first, then letters, digits and '_'.
+bool is_identifier_start(char c);
+bool is_identifier_char(char c);
+
 // A device as torch.device takes it: a type (letters, digits, '_'; a letter first) and an
 // optional ':<index>', as in cpu, cuda, cuda:1.
 bool is_device_spec(const std::string& text);

@@ -71,12 +71,6 @@ std::optional<std::string> operator_exclusion(const OperatorName& op, const Sche
   return found->second;
 }
 
-bool matches_filter(const OperatorName& op, const std::string& filter) {
-  std::string text = filter.rfind(op.space + ".", 0) == 0 ? filter.substr(op.space.size() + 1) : filter;
-  if (text.find('.') == std::string::npos) return op.base == text;
-  return op.display() == text;
-}
-
 Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& traces, const SchemaSource& schemas,
                   const SuiteOptions& options, const std::vector<KernelVariant>& kernels) {
   Suite suite;

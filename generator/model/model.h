@@ -83,8 +83,6 @@ struct SuiteOptions {
   bool exclude_unknown_operators = false;
 };
 
-bool matches_filter(const OperatorName& op, const std::string& filter);
-
 // Operators excluded whatever their inputs, with the reason (e.g. random operators, which
 // libtorch tags nondeterministic_seeded: no reference can agree with their output). nullopt
 // for every other operator.

@@ -13,6 +13,7 @@ namespace backendbench::model {
 
 // The model speaks the language library's names (naming.h owns them).
 using naming::OperatorName;
+using naming::matches_filter;
 using naming::default_overload;
 using naming::resolve_trace_alias;
 using naming::kernel_function;

@@ -197,9 +197,9 @@ int supervise(const Settings& settings, const std::vector<std::string>& argument
     const std::string& culprit = started.back();
     if (WIFSIGNALED(status)) {
       // The worker died in `culprit`: its verdict was never written.
-      const std::string cause = std::string("the process received ") + (sigabbrev_np(WTERMSIG(status)) ? "SIG" : "signal ") +
-                                (sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?") + " (" +
-                                (sigdescr_np(WTERMSIG(status)) ? sigdescr_np(WTERMSIG(status)) : "unknown") + ")";
+      const SignalText signal = signal_text(WTERMSIG(status));
+      const std::string cause = std::string("the process received ") + signal.prefix + signal.name + " (" +
+                                signal.description + ")";
       Verdict crashed;
       if (const auto parts = naming::split_benchmark_name(culprit)) {
         crashed.suite = parts->suite;

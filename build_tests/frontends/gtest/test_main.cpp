@@ -46,11 +46,12 @@ void write_stderr(const char* text) {
 void on_crash(int signal_number) {
   write_stderr("\n[  CRASHED ] ");
   write_stderr(g_running_case[0] != '\0' ? g_running_case : "(between cases)");
+  const backendbench::SignalText signal = backendbench::signal_text(signal_number);
   write_stderr(": the process received ");
-  write_stderr(sigabbrev_np(signal_number) ? "SIG" : "signal ");
-  write_stderr(sigabbrev_np(signal_number) ? sigabbrev_np(signal_number) : "?");
+  write_stderr(signal.prefix);
+  write_stderr(signal.name);
   write_stderr(" (");
-  write_stderr(sigdescr_np(signal_number) ? sigdescr_np(signal_number) : "unknown");
+  write_stderr(signal.description);
   write_stderr(") while running this case\n");
   std::signal(signal_number, SIG_DFL);
   std::raise(signal_number);

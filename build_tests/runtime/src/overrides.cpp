@@ -51,9 +51,10 @@ class OverridingKernel final : public c10::OperatorKernel {
   std::atomic<int64_t>* aten_calls_;
 };
 
-bool selected(const std::string& op_display, const std::vector<std::string>& names) {
-  const std::string base = op_display.substr(0, op_display.find('.'));
-  return std::any_of(names.begin(), names.end(), [&](const std::string& name) { return name == op_display || name == base; });
+bool selected(const std::string& op_display, const std::vector<std::string>& filters) {
+  const std::optional<naming::OperatorName> op = naming::OperatorName::from_user(op_display);
+  return op && std::any_of(filters.begin(), filters.end(),
+                           [&](const std::string& filter) { return naming::matches_filter(*op, filter); });
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "backendbench/run_start.h"
 
 #include <cstring>
+#include <string.h>  // sigabbrev_np, sigdescr_np (glibc)
 #include <iostream>
 
 #include "backendbench/backend.h"
@@ -29,6 +30,12 @@ std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, con
   log << "backendbench: salt " << salt_text(settings.salt) << " (BACKENDBENCH_SALT=" << salt_text(settings.salt)
       << " replays this run's inputs)\n";
   return settings;
+}
+
+SignalText signal_text(int signal_number) {
+  const char* name = sigabbrev_np(signal_number);
+  const char* description = sigdescr_np(signal_number);
+  return {name != nullptr ? "SIG" : "signal ", name != nullptr ? name : "?", description != nullptr ? description : "unknown"};
 }
 
 }  // namespace backendbench

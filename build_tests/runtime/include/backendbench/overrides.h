@@ -74,8 +74,9 @@ using KernelRecords = std::map<std::pair<std::string, std::string>, KernelRecord
 // a verdict throws std::invalid_argument (read_verdicts).
 KernelRecords read_kernel_records(const std::string& results_directory);
 
-// Which kernels of a registry become overrides. `include`/`exclude` take display names
-// (add.Tensor) or base names (add: every add overload); an empty `include` means all.
+// Which kernels of a registry become overrides. `include`/`exclude` take operator filters as
+// naming::matches_filter reads them (add.Tensor, or add for every add overload); an empty
+// `include` means all.
 //
 // Per operator, with records: among the kernels that passed every case they ran, the fastest
 // by geometric-mean speedup where any was timed, else the lowest-numbered one. A kernel that

@@ -14,4 +14,13 @@ namespace backendbench {
 std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, const char* kernel_manifest,
                                   std::ostream& log);
 
+// How both front-ends name a signal that killed a case: "SIG" + "SEGV" + " (Segmentation
+// fault)", in pieces of static text, so a signal handler can write them (async-signal-safe).
+struct SignalText {
+  const char* prefix;       // "SIG", or "signal " for a number without a name
+  const char* name;         // "SEGV", or "?"
+  const char* description;  // "Segmentation fault", or "unknown"
+};
+SignalText signal_text(int signal_number);
+
 }  // namespace backendbench
