@@ -25,7 +25,7 @@ configure build-cuda-cheats -DBACKENDBENCH_BUILD_TESTS=OFF \
           -DBACKENDBENCH_KERNELS_DIR="$PWD/build_tests/gallery/cuda_cheats" "$@" || exit 1
 (cd build-cuda-tests && ctest -j 8 --output-on-failure >"$out/ctest_project.log" 2>&1)
 echo "project tests on CUDA: $(grep -E 'tests passed' "$out/ctest_project.log")"
-(cd build-cuda-cheats && ctest -j 4 >"$out/ctest_cheats.log" 2>&1)
+(cd build-cuda-cheats && ctest -j 4 --output-on-failure >"$out/ctest_cheats.log" 2>&1)
 echo "cheat kernels in the tests:"
 grep -E 'Test +#' "$out/ctest_cheats.log" | grep -v '/aten '
 (cd build-cuda-cheats && ./bench --benchmark_filter='^(smoke|edge)/(relu|sigmoid)' \

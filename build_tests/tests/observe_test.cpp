@@ -5,8 +5,12 @@
 
 #include "backendbench/observe.h"
 #include "backendbench/operator_facts.h"
+#include "backendbench/settings.h"
 #include "backendbench/tensor_values.h"
 #include <ATen/Parallel.h>
+#include <c10/core/Event.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <c10/core/impl/InlineStreamGuard.h>
 
 #include <atomic>
 #include <chrono>
@@ -59,6 +63,37 @@ TEST(InputChecks, BatchNormWritesItsRunningStatisticsWithoutSayingSo) {
   const c10::FunctionSchema& schema = find_operator(batch_norm).schema();
   EXPECT_TRUE(written_arguments(schema).empty());
   EXPECT_EQ(written_arguments(schema, facts_of("native_batch_norm.default").unannotated_writes), (std::vector<size_t>{3, 4}));
+}
+
+// Work queued on a pooled side stream (20 passes over 64 MiB, milliseconds of work) is still
+// running when the current stream is done, unless the current stream was made to wait for it.
+TEST(LateDeviceWork, ASideStreamLeftRunningIsCountedAndAJoinedOneIsNot) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const c10::Device device(c10::kCUDA, 0);
+  const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+  const at::Tensor x = at::randn({1 << 24}, at::TensorOptions().device(device));
+  auto work_on_side_stream = [&](bool join) {
+    const c10::Stream current = guard->getStream(device);
+    const c10::Stream side = guard->getStreamFromGlobalPool(device, /*isHighPriority=*/false);
+    {
+      c10::impl::InlineStreamGuard<c10::impl::VirtualGuardImpl> on_side(side);
+      at::Tensor y = x;
+      for (int i = 0; i < 20; ++i) y = at::relu(y) + 1;
+    }
+    if (join) {
+      c10::Event done(c10::DeviceType::CUDA);
+      done.record(side);
+      done.block(current);
+    }
+  };
+  synchronize_all_devices();
+  EXPECT_EQ(pooled_streams_busy_after_current(device), 0);
+  work_on_side_stream(/*join=*/false);
+  EXPECT_EQ(pooled_streams_busy_after_current(device), 1);
+  synchronize_all_devices();
+  work_on_side_stream(/*join=*/true);
+  EXPECT_EQ(pooled_streams_busy_after_current(device), 0);
+  EXPECT_EQ(pooled_streams_busy_after_current(c10::Device(c10::kCPU)), 0);
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <filesystem>
 
+#include "backendbench/files.h"
 #include "backendbench/overrides.h"
 #include "backendbench/verdict.h"
 
@@ -171,8 +171,8 @@ TEST(Overrides, AFailingKernelIsRegisteredOnlyWhenForced) {
 }
 
 TEST(Overrides, RecordsAreReadFromAResultsFolder) {
-  const std::filesystem::path folder = std::filesystem::temp_directory_path() / ("bb_records_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(folder);
+  const std::string folder = files::temporary_directory() + "/bb_records_" + std::to_string(::getpid());
+  files::remove_tree(folder);
   Verdict passed;
   passed.suite = "smoke";
   passed.op = "relu.default";
@@ -188,12 +188,12 @@ TEST(Overrides, RecordsAreReadFromAResultsFolder) {
   Verdict skipped = failed;
   skipped.status = Verdict::Status::kSkipped;
   auto file_of = [&](const Verdict& verdict) {
-    return (folder / "smoke" / "relu.default" / (verdict.backend + ".verdicts.jsonl")).string();
+    return folder + "/smoke/relu.default/" + verdict.backend + ".verdicts.jsonl";
   };
   start_verdicts(file_of(passed));
   start_verdicts(file_of(failed));
   for (const Verdict& verdict : {passed, timed, failed, skipped}) append_verdict(file_of(verdict), verdict);
-  const KernelRecords records = read_kernel_records(folder.string());
+  const KernelRecords records = read_kernel_records(folder);
   const KernelRecord& first = records.at({"relu.default", "impl1"});
   EXPECT_EQ(first.cases, 2);
   EXPECT_TRUE(first.passed());
@@ -201,8 +201,8 @@ TEST(Overrides, RecordsAreReadFromAResultsFolder) {
   const KernelRecord& second = records.at({"relu.default", "impl2"});
   EXPECT_EQ(second.cases, 1);  // the skip does not count
   EXPECT_EQ(second.failures, (std::vector<std::string>{"smoke f32_2: output 0 differs"}));
-  EXPECT_TRUE(read_kernel_records((folder / "missing").string()).empty());
-  std::filesystem::remove_all(folder);
+  EXPECT_TRUE(read_kernel_records(folder + "/missing").empty());
+  files::remove_tree(folder);
 }
 
 }  // namespace

@@ -26,12 +26,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
 
 #include "backendbench/backend.h"
+#include "backendbench/files.h"
 #include "backendbench/observe.h"
 #include "backendbench/run_case.h"
 #include "backendbench/run_start.h"
@@ -168,12 +168,10 @@ int run_worker(const std::vector<std::string>& arguments) {
 
 // The supervisor: workers until every selected benchmark has run; then the summary.
 int supervise(const Settings& settings, const std::vector<std::string>& arguments) {
-  const std::filesystem::path scratch = std::filesystem::temp_directory_path() /
-                                        ("backendbench_bench_" + std::to_string(getpid()));
-  std::filesystem::create_directories(scratch);
-  const std::string verdicts_path =
-      settings.verdicts_path.empty() ? (scratch / "verdicts.jsonl").string() : settings.verdicts_path;
-  const std::string progress = (scratch / "progress.txt").string(), skip = (scratch / "skip.txt").string();
+  const std::string scratch = files::temporary_directory() + "/backendbench_bench_" + std::to_string(getpid());
+  files::make_directories(scratch);
+  const std::string verdicts_path = settings.verdicts_path.empty() ? scratch + "/verdicts.jsonl" : settings.verdicts_path;
+  const std::string progress = scratch + "/progress.txt", skip = scratch + "/skip.txt";
   start_verdicts(verdicts_path);
   std::ofstream(skip, std::ios::trunc).flush();
   std::vector<std::string> worker_arguments = arguments;
@@ -190,7 +188,7 @@ int supervise(const Settings& settings, const std::vector<std::string>& argument
     const std::vector<std::string> started = lines_of(progress);
     if (started.empty() || (WIFEXITED(status) && WEXITSTATUS(status) != kCudaFaultExitCode)) {
       // Not a kernel: a bad flag, a missing library. The worker said why.
-      std::filesystem::remove_all(scratch);
+      files::remove_tree(scratch);
       return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
     }
     ++faults;
@@ -224,7 +222,7 @@ int supervise(const Settings& settings, const std::vector<std::string>& argument
     std::cerr << "summary written to " << settings.summary_path << "\n";
   }
   if (faults > 0) std::cerr << faults << " benchmark(s) crashed or faulted; every other benchmark ran\n";
-  std::filesystem::remove_all(scratch);
+  files::remove_tree(scratch);
   return faults > 0 ? 1 : 0;
 }
 

@@ -1,7 +1,7 @@
-// On CUDA, the outputs must be final once the current stream is done: work left on another
-// stream (which CUDA events on the current stream do not time) that still changes them is
-// caught by comparing the outputs as the current stream leaves them with the outputs after
-// the whole device has finished.
+// On CUDA, the call's work must be done once the current stream is done: work left on another
+// stream is not timed by CUDA events on the current stream. Caught two ways (run_case.cpp):
+// a pooled stream still busy when the current stream is done, and outputs that differ between
+// the current stream's view and the view after the whole device has finished.
 #include "backendbench/check.h"
 
 namespace backendbench {
@@ -12,8 +12,7 @@ class LateDeviceWritesCheck : public Check {
   const char* name() const override { return "late_device_writes"; }
   CheckFinding run(const CallRecord& call) const override {
     if (call.late_device_writes.empty()) return {};
-    return {"its outputs changed after the current stream was done (work left on another stream): " +
-            call.late_device_writes};
+    return {"work left on another stream after it returned: " + call.late_device_writes};
   }
 };
 

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <cstdlib>
 #include <sstream>
 #include <thread>
@@ -161,6 +162,30 @@ void synchronize_all_devices() {
   if (!c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA)) return;
   const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
   for (c10::DeviceIndex d = 0; d < guard->deviceCount(); ++d) guard->synchronizeDevice(d);
+}
+
+bool current_stream_idle(c10::Device device) {
+  if (!device.is_cuda() || !c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA)) return true;
+  const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+  return guard->queryStream(guard->getStream(device.has_index() ? device : guard->getDevice()));
+}
+
+int pooled_streams_busy_after_current(c10::Device device) {
+  if (!device.is_cuda() || !c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA)) return 0;
+  const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+  if (!device.has_index()) device = guard->getDevice();
+  guard->synchronizeStream(guard->getStream(device));
+  // The pool hands its streams out round-robin, so 32 requests per priority visit each once.
+  constexpr int kStreamsPerPool = 32;
+  std::set<c10::StreamId> seen;
+  int busy = 0;
+  for (const bool high_priority : {false, true}) {
+    for (int i = 0; i < kStreamsPerPool; ++i) {
+      const c10::Stream stream = guard->getStreamFromGlobalPool(device, high_priority);
+      if (seen.insert(stream.id()).second && !guard->queryStream(stream)) ++busy;
+    }
+  }
+  return busy;
 }
 
 }  // namespace backendbench

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <stdexcept>
 
+#include "backendbench/files.h"
 #include "backendbench/verdict.h"
 #include "language/naming.h"
 
@@ -116,18 +116,8 @@ std::map<std::string, OverrideCalls> OverrideGuard::calls() const {
 
 KernelRecords read_kernel_records(const std::string& results_directory) {
   KernelRecords records;
-  std::error_code missing;
-  if (!std::filesystem::is_directory(results_directory, missing)) return records;
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(results_directory)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && name.size() > 15 && name.compare(name.size() - 15, 15, ".verdicts.jsonl") == 0) {
-      files.push_back(entry.path());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  for (const auto& file : files) {
-    for (const Verdict& verdict : read_verdicts(file.string())) {
+  for (const std::string& file : files::files_ending_with(results_directory, ".verdicts.jsonl")) {
+    for (const Verdict& verdict : read_verdicts(file)) {
       if (verdict.status == Verdict::Status::kSkipped) continue;
       KernelRecord& record = records[{verdict.op, verdict.backend}];
       ++record.cases;

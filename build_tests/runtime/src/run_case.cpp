@@ -20,11 +20,16 @@
 namespace backendbench {
 namespace {
 
-// A thread that outlives a call is work the call left behind, unless it is one of libtorch's
-// own pools starting on first use: start the intra-op pool before any call is observed.
-void start_thread_pools() {
+// A thread that outlives a call is work the call left behind, unless it is one that libtorch or
+// the CUDA driver starts on first use: start the intra-op pool, and the CUDA context (the wait
+// after every call touches it; on a GPU machine its first use started 2 driver threads inside a
+// CPU kernel's window), before any call is observed.
+void start_background_threads() {
   static std::once_flag started;
-  std::call_once(started, [] { at::parallel_for(0, int64_t{1} << 16, 1, [](int64_t, int64_t) {}); });
+  std::call_once(started, [] {
+    at::parallel_for(0, int64_t{1} << 16, 1, [](int64_t, int64_t) {});
+    synchronize_all_devices();
+  });
 }
 
 Verdict verdict_for(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
@@ -60,16 +65,31 @@ void fail(Verdict& verdict, const std::string& message) {
   verdict.errors.push_back(message);
 }
 
-// Waits for every device after a call. On CUDA, returns what differs between the outputs as a
-// caller on the current stream sees them (a copy queued right after the call returns, with no
-// wait in between, as the caller's next operation would be) and the outputs once every stream of
-// every device is done: work left on another stream. "" when they agree (or on the CPU).
+// Waits for every device after a call. On CUDA, describes the work the call left on another
+// stream: pooled streams still busy once the current stream is done, and what differs between
+// the outputs as a caller on the current stream sees them (a copy queued right after the call
+// returns, with no wait in between, as the caller's next operation would be) and the outputs
+// once every stream of every device is done. "" when there is none (or on the CPU).
 std::string wait_for_late_device_writes(const Stack& outputs, c10::Device device) {
+  // Each probe is soonest where it matters: with nothing left on the current stream, the pooled
+  // streams are asked at once (hidden work of a few microseconds is still running then), else
+  // the early copy is queued first and the streams are asked once the current one is done.
+  const bool current_idle = current_stream_idle(device);
+  int busy_streams = current_idle ? pooled_streams_busy_after_current(device) : 0;
   const Stack early = device.is_cuda() ? clone_inputs(outputs) : Stack();
+  if (!current_idle) busy_streams = pooled_streams_busy_after_current(device);
   synchronize_all_devices();
   if (!device.is_cuda()) return "";
+  std::string found;
+  if (busy_streams > 0) {
+    found = std::to_string(busy_streams) + " other stream(s) still running when the current stream was done";
+  }
   const Comparison comparison = compare_outputs(early, outputs, CompareOptions());
-  return comparison.equal ? "" : comparison.message;
+  if (!comparison.equal) {
+    found += (found.empty() ? "" : "; ") + std::string("its outputs changed after the current stream was done: ") +
+             comparison.message;
+  }
+  return found;
 }
 
 // Writes the values of `from` into the storage of `into` (the same case, another draw): the
@@ -126,7 +146,7 @@ bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& bac
   call.kernel_inputs_before = clone_inputs(kernel_inputs);  // to prove read-only inputs stay so
   call.expected = expected;
   call.kernel_inputs = kernel_inputs;
-  start_thread_pools();
+  start_background_threads();
   call.state_before = GlobalState::capture();
   const std::vector<int> threads_before = process_threads();
   try {

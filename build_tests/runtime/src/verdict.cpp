@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
+#include "backendbench/files.h"
 #include "backendbench/settings.h"
 
 namespace backendbench {
@@ -135,8 +135,8 @@ std::vector<Verdict> read_verdicts(const std::string& path) {
 }
 
 void start_verdicts(const std::string& path) {
-  const std::filesystem::path file(path);
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+  const size_t slash = path.rfind('/');
+  if (slash != std::string::npos && slash > 0) files::make_directories(path.substr(0, slash));
   std::ofstream out(path, std::ios::trunc);
   if (!out) throw std::runtime_error("cannot write verdicts to " + path);
 }

@@ -32,7 +32,7 @@ struct CallRecord {
   std::vector<std::string> dispatched;  // ATen operators the backend dispatched, in order
   GlobalState state_before, state_after;
   std::vector<int> threads_left;        // threads started by the call and still running after it
-  std::string late_device_writes;       // outputs changed after the current stream was done: "" if not
+  std::string late_device_writes;       // work left on another stream after the call: "" if none
   // The reference computed in float64 from the backend's inputs (before its call), or nullptr
   // where there is none; computed on first use.
   std::function<const Stack*()> precise_inputs;

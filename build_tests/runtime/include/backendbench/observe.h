@@ -50,4 +50,13 @@ std::vector<int> threads_left_running(const std::vector<int>& before, int grace_
 // Waits until every CUDA device has finished all queued work, on every stream.
 void synchronize_all_devices();
 
+// Waits for the current stream of `device` (a CUDA device; 0 otherwise), then counts the
+// device's pooled streams (c10's getStreamFromPool, low and high priority: 32 each) that still
+// have work: work a call left on a side stream without making the current stream wait for it.
+// Work a kernel joins back to the current stream is finished by then and is not counted.
+int pooled_streams_busy_after_current(c10::Device device);
+
+// Whether the current stream of `device` (a CUDA device) has no queued work; true otherwise.
+bool current_stream_idle(c10::Device device);
+
 }  // namespace backendbench
