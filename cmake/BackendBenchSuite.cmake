@@ -7,6 +7,13 @@
 #   backendbench_add_suite(NAME n TRACES t.. [KERNELS set] [SHARDS k] [OPS o..] [TOPN n] [BOTTOMN n]
 #                          [CASE_TIMEOUT s] [EXCLUDE_UNKNOWN_OPERATORS])
 #                                            a generated gtest executable + CTest entries
+#   backendbench_add_backend(NAME lib [KERNELS set] [CHECK_SUITES s..])
+#                                            the one shared library (libbackendbench_<lib>.so)
+#                                            holding every kernel of a set, which registers the
+#                                            chosen ones with the dispatcher when enabled
+#                                            (backendbench/enable.h, the Python package); it
+#                                            checks kernels without results on the cases of
+#                                            CHECK_SUITES (default: smoke and edge, where built)
 #   backendbench_add_bench([NAME exe] [KERNELS set])
 #                                            ./bench (default name) over every suite of a kernel
 #                                            set (default: "default")
@@ -30,6 +37,8 @@ file(GLOB _backendbench_templates CONFIGURE_DEPENDS "${_backendbench_templates_d
 # Front-end sources compiled into each executable with its own definitions (its kernel manifest).
 set(_backendbench_kernel_manifest_source "${CMAKE_CURRENT_LIST_DIR}/../build_tests/frontends/kernel_manifest.cpp")
 set(_backendbench_bench_main_source "${CMAKE_CURRENT_LIST_DIR}/../build_tests/frontends/bench/bench_main.cpp")
+set(_backendbench_backend_library_source "${CMAKE_CURRENT_LIST_DIR}/../build_tests/frontends/backend/backend_library.cpp")
+set(_backendbench_localize_script "${CMAKE_CURRENT_LIST_DIR}/LocalizeKernelObject.cmake")
 
 # The TorchBench traces folder, or "" when there is none.
 function(backendbench_torchbench_traces_or_empty out_var)
@@ -97,6 +106,7 @@ function(backendbench_add_kernels)
   endif()
   set(bindings "")
   set(libraries "")
+  set(local_objects "")
   set(expectation_files "")
   foreach(source IN LISTS kernel_sources)
     # A kernel that must fail names the failure in an expect-failure line, which goes into the
@@ -134,10 +144,19 @@ function(backendbench_add_kernels)
     set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden
                                                VISIBILITY_INLINES_HIDDEN ON)
     list(APPEND libraries ${target})
+    # The same object with its own symbols local, for the one library (backendbench_add_backend).
+    set(local_object "${CMAKE_BINARY_DIR}/kernel_objects/${ARG_NAME}/${folder}/${stem}.local.o")
+    add_custom_command(
+      OUTPUT "${local_object}"
+      COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DOBJCOPY=${CMAKE_OBJCOPY}" "-DINPUT=$<TARGET_OBJECTS:${target}>"
+              "-DOUTPUT=${local_object}" -P "${_backendbench_localize_script}"
+      DEPENDS ${target} "${_backendbench_localize_script}"
+      VERBATIM)
+    list(APPEND local_objects "${local_object}")
   endforeach()
   add_custom_command(
     OUTPUT "${out}/generate.stamp"
-    BYPRODUCTS ${bindings}
+    BYPRODUCTS ${bindings} "${out}/kernel_index.cpp"
     COMMAND backendbench::generator kernels --kernels "${ARG_DIRECTORY}" --output "${out}"
             --templates "${_backendbench_templates_dir}" ${skip_cuda}
     COMMAND "${CMAKE_COMMAND}" -E touch "${out}/generate.stamp"
@@ -161,6 +180,8 @@ function(backendbench_add_kernels)
   set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_MANIFEST "${manifest}")
   set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_DIRECTORY "${ARG_DIRECTORY}")
   set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_SKIP_CUDA "${skip_cuda}")
+  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_LOCAL_OBJECTS "${local_objects}")
+  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_INDEX "${out}/kernel_index.cpp")
   # Suites depend on which kernels exist (folder contents: their CTest entries) and on the
   # expect-failure lines; a new kernel rewrites the CTest entries, never the case tables.
   set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_DEPENDS ${kernel_folders} ${expectation_files})
@@ -245,6 +266,9 @@ function(backendbench_add_suite)
   add_library(backendbench_cases_${ARG_NAME} OBJECT ${cases})
   target_link_libraries(backendbench_cases_${ARG_NAME} PUBLIC backendbench::runtime)
   add_dependencies(backendbench_cases_${ARG_NAME} backendbench_generate_${ARG_NAME})
+  if(BACKENDBENCH_BACKEND_ONLY)
+    return()  # the case tables alone: the backend library checks kernels on them
+  endif()
 
   # The executable: the case tables, the GoogleTest front-end, and the path of the kernel
   # manifest; it loads the kernels at start-up, so it never relinks when one changes.
@@ -286,6 +310,44 @@ function(backendbench_add_bench)
   target_link_libraries(${ARG_NAME} PRIVATE ${case_libraries} backendbench::runtime benchmark::benchmark)
   add_dependencies(${ARG_NAME} ${kernels_target})
   set_target_properties(${ARG_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")
+endfunction()
+
+function(backendbench_add_backend)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;KERNELS" "CHECK_SUITES")
+  if(NOT ARG_NAME)
+    message(FATAL_ERROR "backendbench_add_backend: NAME is missing; expected the library's target name")
+  endif()
+  if(NOT DEFINED ARG_CHECK_SUITES)
+    set(ARG_CHECK_SUITES smoke edge)
+  endif()
+  if(NOT ARG_KERNELS)
+    set(ARG_KERNELS default)
+  endif()
+  get_property(kernels_target GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_TARGET)
+  if(NOT kernels_target)
+    message(FATAL_ERROR "backendbench_add_backend(${ARG_NAME}): no kernel set '${ARG_KERNELS}'; "
+                        "expected the NAME of an earlier backendbench_add_kernels()")
+  endif()
+  get_property(local_objects GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_LOCAL_OBJECTS)
+  get_property(index GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_INDEX)
+  set(case_libraries "")
+  foreach(suite IN LISTS ARG_CHECK_SUITES)
+    if(TARGET backendbench_cases_${suite})
+      list(APPEND case_libraries backendbench_cases_${suite})
+    endif()
+  endforeach()
+  set_source_files_properties(${local_objects} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+  set_source_files_properties("${index}" PROPERTIES GENERATED TRUE)
+  add_library(${ARG_NAME} SHARED "${_backendbench_backend_library_source}" "${index}" ${local_objects})
+  # The case tables of the set's suites: enable() checks a kernel without results on them.
+  # The runtime is linked in privately (one copy, inside the library); users get its headers
+  # (backendbench/enable.h) and libtorch.
+  target_link_libraries(${ARG_NAME} PRIVATE ${case_libraries} backendbench::runtime backendbench::kernel_binding)
+  target_include_directories(${ARG_NAME} PUBLIC $<TARGET_PROPERTY:backendbench::runtime,INTERFACE_INCLUDE_DIRECTORIES>)
+  target_link_libraries(${ARG_NAME} PUBLIC backendbench::torch)
+  add_dependencies(${ARG_NAME} ${kernels_target}_bindings ${kernels_target})
+  set_target_properties(${ARG_NAME} PROPERTIES OUTPUT_NAME "backendbench_${ARG_NAME}")
+  add_library(backendbench::${ARG_NAME} ALIAS ${ARG_NAME})
 endfunction()
 
 # Positional, not cmake_parse_arguments: the regex and the command's arguments may hold ';'

@@ -189,6 +189,7 @@ int run_kernels(const GenerateOptions& options) {
     for (const auto& [variant, unused] : served) std::cout << " (also serves " << variant.op.display() << ")";
     std::cout << "\n";
   }
+  emitter.emit_kernel_index(options.kernels, kernels, writer);
   report_written(writer);
   return 0;
 }

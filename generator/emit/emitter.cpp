@@ -84,6 +84,7 @@ Emitter::Emitter(std::string templates_directory) : templates_directory_(std::mo
 std::string Emitter::suite_cases_file(int shard) { return "cases_" + std::to_string(shard) + ".cpp"; }
 std::string Emitter::suite_ctest_file() { return "ctest.cmake"; }
 std::string Emitter::suite_exclusions_file() { return "excluded.csv"; }
+std::string Emitter::kernel_index_file() { return "kernel_index.cpp"; }
 std::string Emitter::kernel_binding_file(const model::KernelVariant& kernel) {
   return kernel.folder + "/" + model::implementation_stem(kernel.folder, kernel.number) +
          (kernel.is_cuda ? ".binding.cu" : ".binding.cpp");
@@ -249,8 +250,23 @@ void Emitter::emit_kernel_binding(const model::KernelVariant& kernel, const mode
                        {"operator", kernel.op.trace_name()},
                        {"expected_declaration", signature.declaration(kernel.function())},
                        {"binding_symbol", kernel.binding_symbol()},
+                       {"entries_symbol", kernel.entries_symbol()},
                        {"derived_bindings", derived_bindings},
                        {"entries", entries}}));
+}
+
+void Emitter::emit_kernel_index(const std::string& kernels_directory, const std::vector<model::KernelVariant>& kernels,
+                                OutputWriter& writer) const {
+  std::vector<std::string> declarations, entry_functions;
+  for (const model::KernelVariant& kernel : kernels) {
+    declarations.push_back("const backendbench::KernelEntry* " + kernel.entries_symbol() + "(size_t* count);");
+    entry_functions.push_back("&" + kernel.entries_symbol());
+  }
+  writer.write(kernel_index_file(),
+               render("kernel_index.cpp.in", {{"generated_banner", banner("kernel_index.cpp.in", kernels_directory)},
+                                              {"kernels_directory", comment_text(kernels_directory)},
+                                              {"declarations", declarations},
+                                              {"entry_functions", entry_functions}}));
 }
 
 }  // namespace backendbench::emit

@@ -40,7 +40,13 @@ class Emitter {
                            const std::vector<std::pair<model::KernelVariant, model::Schema>>& derived,
                            OutputWriter& writer) const;
 
+  // Into a writer rooted at the kernels folder: kernel_index.cpp, the index of the one library
+  // that holds every kernel in `kernels` (their bindings' entries, in order).
+  void emit_kernel_index(const std::string& kernels_directory, const std::vector<model::KernelVariant>& kernels,
+                         OutputWriter& writer) const;
+
   static std::string suite_cases_file(int shard);
+  static std::string kernel_index_file();
   static std::string suite_ctest_file();
   static std::string suite_exclusions_file();
   static std::string kernel_binding_file(const model::KernelVariant& kernel);

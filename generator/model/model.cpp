@@ -34,6 +34,8 @@ std::string KernelVariant::binding_symbol() const {
   return "backendbench_kernel_" + op.folder() + "_" + name() + (derived_from ? "_from_" + derived_from->folder() : "");
 }
 
+std::string KernelVariant::entries_symbol() const { return binding_symbol() + "_entries"; }
+
 std::string tensor_summary(const parse::Arguments& arguments) {
   std::string summary;
   visit_tensors(arguments, [&](const parse::TensorValue& tensor) {

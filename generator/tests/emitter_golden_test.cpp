@@ -80,6 +80,10 @@ TEST(Emitter, MatchesGoldenFiles) {
   emitter.emit_kernel_binding(add_kernel, *schemas.find(add_kernel.op), served, kernel_writer);
   expect_matches_golden(root / "kernels/add/add_implementation_2.binding.cpp", "add_implementation_2.binding.cpp");
 
+  // The one library's index lists each kernel's entries symbol.
+  emitter.emit_kernel_index("generated_kernels", {relu_kernel, add_kernel}, kernel_writer);
+  expect_matches_golden(root / "kernels/kernel_index.cpp", "kernel_index.cpp");
+
   // Deterministic: a second run writes nothing.
   OutputWriter again((root / "example").string());
   emitter.emit_suite(suite, options, again);

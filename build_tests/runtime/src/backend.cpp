@@ -168,8 +168,13 @@ void load_kernel_library(const std::string& path) {
     throw std::runtime_error("kernel library " + path + " does not export " + kKernelEntriesSymbol +
                              "; expected a library built from a backendbench binding");
   }
+  add_kernel_entries(entries, path);
+}
+
+void add_kernel_entries(KernelEntries entries, const std::string& where) {
   size_t count = 0;
   const KernelEntry* first = entries(&count);
+  if (first == nullptr && count > 0) throw std::runtime_error(where + " lists " + std::to_string(count) + " kernels but gives none");
   for (size_t i = 0; i < count; ++i) backends().add(first[i].op, std::make_unique<KernelLibraryBackend>(first[i]));
 }
 

@@ -51,6 +51,10 @@ class OverridingKernel final : public c10::OperatorKernel {
   std::atomic<int64_t>* aten_calls_;
 };
 
+c10::DispatchKey key_of(const Backend& kernel) {
+  return kernel.device(Settings()).is_cuda() ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU;
+}
+
 bool selected(const std::string& op_display, const std::vector<std::string>& filters) {
   const std::optional<naming::OperatorName> op = naming::OperatorName::from_user(op_display);
   return op && std::any_of(filters.begin(), filters.end(),
@@ -114,24 +118,73 @@ std::map<std::string, OverrideCalls> OverrideGuard::calls() const {
   return counts;
 }
 
+void add_to_records(KernelRecords& records, const Verdict& verdict) {
+  if (verdict.status == Verdict::Status::kSkipped) return;
+  KernelRecord& record = records[{verdict.op, verdict.backend}];
+  ++record.cases;
+  if (!verdict.passed()) {
+    record.failures.push_back(verdict.suite + " " + verdict.case_name + ": " +
+                              (verdict.errors.empty() ? std::string("failed") : verdict.errors.front()));
+  } else if (verdict.timing && verdict.timing->speedup > 0) {
+    record.log_speedup_sum += std::log(verdict.timing->speedup);
+    ++record.timed;
+  }
+}
+
 KernelRecords read_kernel_records(const std::string& results_directory) {
   KernelRecords records;
   for (const std::string& file : files::files_ending_with(results_directory, ".verdicts.jsonl")) {
-    for (const Verdict& verdict : read_verdicts(file)) {
-      if (verdict.status == Verdict::Status::kSkipped) continue;
-      KernelRecord& record = records[{verdict.op, verdict.backend}];
-      ++record.cases;
-      if (!verdict.passed()) {
-        record.failures.push_back(verdict.suite + " " + verdict.case_name + ": " +
-                                  (verdict.errors.empty() ? std::string("failed") : verdict.errors.front()));
-      } else if (verdict.timing && verdict.timing->speedup > 0) {
-        record.log_speedup_sum += std::log(verdict.timing->speedup);
-        ++record.timed;
-      }
-    }
+    for (const Verdict& verdict : read_verdicts(file)) add_to_records(records, verdict);
   }
   return records;
 }
+
+namespace {
+
+// The choice among one operator's kernels for one device key (choose_overrides).
+void choose_for_key(const std::string& op, c10::DispatchKey key, const std::vector<const Backend*>& kernels,
+                    const OverrideSelection& selection, OverridePlan& plan) {
+  auto record_of = [&](const Backend* backend) -> const KernelRecord* {
+    auto found = selection.records.find({op, backend->name()});
+    return found == selection.records.end() ? nullptr : &found->second;
+  };
+  const Backend* chosen = nullptr;
+  double best_speedup = 0;
+  bool any_record = false;
+  for (const Backend* backend : kernels) {
+    const KernelRecord* record = record_of(backend);
+    any_record = any_record || record != nullptr;
+    if (record == nullptr || !record->passed()) continue;
+    const double speedup = record->timed > 0 ? std::exp(record->log_speedup_sum / record->timed) : 0;
+    if (chosen == nullptr || speedup > best_speedup) {
+      chosen = backend;
+      best_speedup = speedup;
+    }
+  }
+  for (const Backend* backend : kernels) {
+    const KernelRecord* record = record_of(backend);
+    if (record == nullptr || record->failures.empty()) continue;
+    const std::string failing = op + " " + backend->name() + " (" + backend->source() + ") failed " +
+                                std::to_string(record->failures.size()) + " of " + std::to_string(record->cases) +
+                                " cases, first " + record->failures.front();
+    if (chosen == nullptr && selection.force_failing) {
+      chosen = backend;
+      plan.warnings.push_back(failing + "; registered all the same (forced)");
+    } else {
+      plan.warnings.push_back(failing + "; not registered" +
+                              (chosen == nullptr ? " (force it to register it anyway)" : ""));
+    }
+  }
+  if (!any_record && !kernels.empty()) {
+    chosen = kernels.front();
+    plan.warnings.push_back(op + " " + chosen->name() + " (" + chosen->source() +
+                            ") has no results yet; registered unverified (run its tests first)");
+  }
+  if (chosen == nullptr) return;
+  plan.choices.push_back({op, chosen->name(), chosen->source(), key, *chosen->dispatcher_kernel()});
+}
+
+}  // namespace
 
 OverridePlan choose_overrides(const BackendRegistry& registry, const OverrideSelection& selection) {
   OverridePlan plan;
@@ -139,50 +192,13 @@ OverridePlan choose_overrides(const BackendRegistry& registry, const OverrideSel
     if (!selection.include.empty() && !selected(op, selection.include)) continue;
     if (selected(op, selection.exclude)) continue;
     // for_operator: the reference first, then the operator's kernels by number (derived ones
-    // only where it has no own kernel).
-    std::vector<const Backend*> kernels;
+    // only where it has no own kernel). One choice per device key: a CPU kernel and a CUDA
+    // kernel of one operator serve different tensors.
+    std::map<c10::DispatchKey, std::vector<const Backend*>> kernels_by_key;
     for (const Backend* backend : registry.for_operator(op, /*with_calibration=*/false)) {
-      if (backend->dispatcher_kernel()) kernels.push_back(backend);
+      if (backend->dispatcher_kernel()) kernels_by_key[key_of(*backend)].push_back(backend);
     }
-    auto record_of = [&](const Backend* backend) -> const KernelRecord* {
-      auto found = selection.records.find({op, backend->name()});
-      return found == selection.records.end() ? nullptr : &found->second;
-    };
-    const Backend* chosen = nullptr;
-    double best_speedup = 0;
-    bool any_record = false;
-    for (const Backend* backend : kernels) {
-      const KernelRecord* record = record_of(backend);
-      any_record = any_record || record != nullptr;
-      if (record == nullptr || !record->passed()) continue;
-      const double speedup = record->timed > 0 ? std::exp(record->log_speedup_sum / record->timed) : 0;
-      if (chosen == nullptr || speedup > best_speedup) {
-        chosen = backend;
-        best_speedup = speedup;
-      }
-    }
-    for (const Backend* backend : kernels) {
-      const KernelRecord* record = record_of(backend);
-      if (record == nullptr || record->failures.empty()) continue;
-      const std::string failing = op + " " + backend->name() + " (" + backend->source() + ") failed " +
-                                  std::to_string(record->failures.size()) + " of " + std::to_string(record->cases) +
-                                  " cases, first " + record->failures.front();
-      if (chosen == nullptr && selection.force_failing) {
-        chosen = backend;
-        plan.warnings.push_back(failing + "; registered all the same (forced)");
-      } else {
-        plan.warnings.push_back(failing + "; not registered" +
-                                (chosen == nullptr ? " (force it to register it anyway)" : ""));
-      }
-    }
-    if (!any_record && !kernels.empty()) {
-      chosen = kernels.front();
-      plan.warnings.push_back(op + " " + chosen->name() + " (" + chosen->source() +
-                              ") has no results yet; registered unverified (run its tests first)");
-    }
-    if (chosen == nullptr) continue;
-    const c10::DispatchKey key = chosen->device(Settings()).is_cuda() ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU;
-    plan.choices.push_back({op, chosen->name(), chosen->source(), key, *chosen->dispatcher_kernel()});
+    for (const auto& [key, kernels] : kernels_by_key) choose_for_key(op, key, kernels, selection, plan);
   }
   return plan;
 }

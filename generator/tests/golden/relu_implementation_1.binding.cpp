@@ -4,6 +4,8 @@
 // The kernel is compiled in this translation unit so that a wrong signature is a build
 // error naming the operator, the expected signature and the file. The library registers
 // nothing when loaded: the runtime asks backendbench_kernel_entries which operators it serves.
+// In the one library that holds every kernel (backendbench_add_backend), this object's own
+// symbols are made local, and the index asks backendbench_kernel_relu__default_impl1_entries instead.
 #include "backendbench/kernel_binding.h"
 
 #include "generated_kernels/relu/relu_implementation_1.cpp"
@@ -20,7 +22,11 @@ static const backendbench::KernelEntry kKernelEntries[] = {
     {"relu.default", "impl1", "generated_kernels/relu/relu_implementation_1.cpp", false, false, &backendbench_kernel_relu__default_impl1},
 };
 
-BACKENDBENCH_EXPORT_C const backendbench::KernelEntry* backendbench_kernel_entries(size_t* count) {
+BACKENDBENCH_EXPORT_C const backendbench::KernelEntry* backendbench_kernel_relu__default_impl1_entries(size_t* count) {
   *count = sizeof(kKernelEntries) / sizeof(kKernelEntries[0]);
   return kKernelEntries;
+}
+
+BACKENDBENCH_EXPORT_C const backendbench::KernelEntry* backendbench_kernel_entries(size_t* count) {
+  return backendbench_kernel_relu__default_impl1_entries(count);
 }

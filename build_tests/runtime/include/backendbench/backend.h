@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "backendbench/kernel_binding.h"
 #include "backendbench/settings.h"
 
 namespace backendbench {
@@ -80,6 +81,9 @@ BackendRegistry& backends();
 // Registers the kernels of one kernel library (a shared library built from a binding, which
 // exports backendbench_kernel_entries). Throws std::runtime_error naming the path and the cause.
 void load_kernel_library(const std::string& path);
+// Registers the kernels an entries function lists (a kernel library's, or the index of the one
+// library holding every kernel); `where` names it in errors.
+void add_kernel_entries(KernelEntries entries, const std::string& where);
 // Every library a manifest lists (one path per line; a missing manifest is an error).
 void load_kernel_manifest(const std::string& path);
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backendbench/backend.h"
+#include "backendbench/verdict.h"
 
 namespace backendbench {
 
@@ -73,6 +74,8 @@ using KernelRecords = std::map<std::pair<std::string, std::string>, KernelRecord
 // write), folded per (operator, backend). A missing folder gives no records; a line that is not
 // a verdict throws std::invalid_argument (read_verdicts).
 KernelRecords read_kernel_records(const std::string& results_directory);
+// Folds one verdict into `records` (a skipped one counts nothing).
+void add_to_records(KernelRecords& records, const Verdict& verdict);
 
 // Which kernels of a registry become overrides. `include`/`exclude` take operator filters as
 // naming::matches_filter reads them (add.Tensor, or add for every add overload); an empty
