@@ -55,6 +55,30 @@ TEST(Verdict, JsonReadsBackAsTheSameVerdict) {
   EXPECT_THROW(verdict_from_json("not json"), std::invalid_argument);
 }
 
+TEST(Verdict, ALineWithOnlySomeFieldsReadsWithDefaults) {
+  const Verdict sparse = verdict_from_json(
+      R"({"schema": "backendbench-verdict", "version": 1, "operator": "relu.default", "backend": "impl1",)"
+      R"( "status": "failed", "errors": ["output 0 differs"]})");
+  EXPECT_EQ(sparse.op, "relu.default");
+  EXPECT_EQ(sparse.status, Verdict::Status::kFailed);
+  EXPECT_TRUE(sparse.checks.empty());
+  EXPECT_EQ(sparse.trace_line, 0);
+}
+
+TEST(Verdict, ABadLineIsLocatedInItsFile) {
+  const std::string path = ::testing::TempDir() + "/bad.verdicts.jsonl";
+  std::ofstream(path) << verdict_json(Verdict()) << "\n"
+                      << R"({"schema": "backendbench-verdict", "version": 1, "source": 7})" << "\n";
+  try {
+    read_verdicts(path);
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_EQ(std::string(error.what()).rfind(path + ":2:1: error: ", 0), 0u) << error.what();
+    EXPECT_NE(std::string(error.what()).find("expected one backendbench-verdict JSON object per line"),
+              std::string::npos);
+  }
+}
+
 TEST(Verdict, AppendingWritesOneLinePerVerdict) {
   const std::string path = ::testing::TempDir() + "/verdicts.jsonl";
   std::remove(path.c_str());

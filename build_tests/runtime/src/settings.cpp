@@ -80,16 +80,6 @@ auto switch_into(bool Settings::*field) {
   };
 }
 
-std::optional<uint64_t> parse_salt(const std::string& text) {
-  if (text.empty() || text[0] == '-' || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
-  errno = 0;
-  char* end = nullptr;
-  const bool hex = text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0;
-  const unsigned long long value = std::strtoull(hex ? text.c_str() + 2 : text.c_str(), &end, hex ? 16 : 10);
-  if (errno != 0 || *end != '\0' || (hex && text.size() == 2)) return std::nullopt;
-  return value;
-}
-
 const std::vector<Setting>& settings_table() {
   using F = Frontend;
   static const std::vector<Setting> table = {
@@ -227,6 +217,16 @@ std::string shortened(const std::string& text) { return text.size() > 80 ? text.
 }
 
 }  // namespace
+
+std::optional<uint64_t> parse_salt(const std::string& text) {
+  if (text.empty() || text[0] == '-' || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const bool hex = text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0;
+  const unsigned long long value = std::strtoull(hex ? text.c_str() + 2 : text.c_str(), &end, hex ? 16 : 10);
+  if (errno != 0 || *end != '\0' || (hex && text.size() == 2)) return std::nullopt;
+  return value;
+}
 
 bool cuda_available() {
   static const bool available = c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA) &&

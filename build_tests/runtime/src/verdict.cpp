@@ -89,8 +89,11 @@ Verdict verdict_from_json(const std::string& line) {
   verdict.op = json.value("operator", "");
   verdict.case_name = json.value("case", "");
   verdict.arguments = json.value("arguments", "");
-  verdict.trace_file = json["source"].value("file", "");
-  verdict.trace_line = json["source"].value("line", 0);
+  // Fields are read with defaults (a line may come from another tool or an older run); a field
+  // of the wrong type throws nlohmann's type_error, which read_verdicts locates.
+  const nlohmann::json source = json.value("source", nlohmann::json::object());
+  verdict.trace_file = source.value("file", "");
+  verdict.trace_line = source.value("line", 0);
   verdict.count = json.value("count", int64_t{0});
   verdict.models = json.value("models", "");
   verdict.backend = json.value("backend", "");
@@ -104,8 +107,13 @@ Verdict verdict_from_json(const std::string& line) {
   verdict.skip_reason = json.value("skip_reason", "");
   verdict.draws = json.value("draws", 0);
   verdict.failed_draw = json.value("failed_draw", 0);
-  verdict.salt = std::stoull(json.value("salt", "0x0"), nullptr, 16);
-  for (const auto& check : json["checks"]) verdict.checks.push_back({check["check"], check["passed"], check["message"]});
+  const std::string salt = json.value("salt", "0x0");
+  const std::optional<uint64_t> parsed_salt = parse_salt(salt);
+  if (!parsed_salt) throw std::invalid_argument("salt \"" + salt + "\" is not a 64-bit hexadecimal number");
+  verdict.salt = *parsed_salt;
+  for (const auto& check : json.value("checks", nlohmann::json::array())) {
+    verdict.checks.push_back({check.value("check", ""), check.value("passed", false), check.value("message", "")});
+  }
   verdict.errors = json.value("errors", std::vector<std::string>{});
   verdict.max_abs_error = json.value("max_abs_error", 0.0);
   verdict.max_rel_error = json.value("max_rel_error", 0.0);
@@ -128,8 +136,14 @@ std::vector<Verdict> read_verdicts(const std::string& path) {
   std::ifstream in(path);
   std::vector<Verdict> verdicts;
   std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) verdicts.push_back(verdict_from_json(line));
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty()) continue;
+    try {
+      verdicts.push_back(verdict_from_json(line));
+    } catch (const std::exception& error) {
+      throw std::invalid_argument(path + ":" + std::to_string(number) + ":1: error: " + error.what() +
+                                  "; expected one backendbench-verdict JSON object per line (README, Verdicts)");
+    }
   }
   return verdicts;
 }

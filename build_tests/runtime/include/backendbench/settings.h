@@ -104,5 +104,7 @@ bool cuda_available();
 
 // "0x0123456789abcdef": how the salt is printed and accepted.
 std::string salt_text(uint64_t salt);
+// A salt as given: "0x" and hexadecimal digits, or decimal; nullopt when it is neither.
+std::optional<uint64_t> parse_salt(const std::string& text);
 
 }  // namespace backendbench

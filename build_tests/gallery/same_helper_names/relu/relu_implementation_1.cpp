@@ -1,0 +1,14 @@
+// Correct, and defines a global helper named like relu_implementation_2.cpp's, with another
+// meaning: in the one library holding both, each must keep its own (LocalizeKernelObject).
+#include <ATen/ATen.h>
+
+float part(float x) { return x > 0.f ? x : 0.f; }  // the positive part
+
+at::Tensor relu_kernel_impl(const at::Tensor& self) {
+  const at::Tensor input = self.contiguous().to(at::kFloat);
+  at::Tensor output = at::empty_like(input);
+  const float* in = input.const_data_ptr<float>();
+  float* out = output.data_ptr<float>();
+  for (int64_t i = 0; i < input.numel(); ++i) out[i] = part(in[i]);
+  return output.to(self.scalar_type());
+}

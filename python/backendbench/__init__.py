@@ -1,0 +1,108 @@
+"""backendbench: the kernels of generated_kernels/ as a PyTorch backend.
+
+    import backendbench
+    backendbench.enable()                  # every kernel, on its device's dispatch key
+    model(x)                               # runs unchanged; overridden operators run the kernels
+    backendbench.disable()
+
+    with backendbench.enabled(include=["relu", "add"]):
+        model(x)
+
+The library (libbackendbench_backend.so, beside this file) holds every kernel; enabling
+registers the chosen ones with PyTorch's dispatcher, disabling removes them. Which kernel serves
+an operator: with results (the CTest entries' and ./bench's verdicts, `results=` or
+$BACKENDBENCH_RESULTS) the fastest passing one, else the lowest-numbered passing one; a kernel
+without results is first checked on the library's smoke and edge cases (`check=True`); a
+failing kernel is left out, with a warning naming its first failing case, unless `force=True`.
+Inside a kernel, every overridden operator runs ATen's own kernel (no recursion). The same
+library loads with torch.ops.load_library(backendbench.library_path()).
+"""
+from __future__ import annotations
+
+import contextlib
+import pathlib
+import warnings
+from typing import Iterable, Iterator, Optional, Union
+
+import torch
+
+__all__ = ["enable", "disable", "enabled", "registered", "kernels", "calls", "library_path"]
+
+_LIBRARY = pathlib.Path(__file__).with_name("libbackendbench_backend.so")
+_loaded = False
+
+Filters = Optional[Union[str, Iterable[str]]]
+
+
+def library_path() -> str:
+    """The backend library's path, for torch.ops.load_library or a C++ program."""
+    return str(_LIBRARY)
+
+
+def _ops():
+    global _loaded
+    if not _loaded:
+        if not _LIBRARY.exists():
+            raise RuntimeError(f"{_LIBRARY}: the backend library is missing; reinstall the package "
+                               "(pip install --no-build-isolation <repository>)")
+        torch.ops.load_library(str(_LIBRARY))
+        _loaded = True
+    return torch.ops.backendbench
+
+
+def _filters(value: Filters) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return list(value)
+
+
+def enable(include: Filters = None, exclude: Filters = None, results: Optional[str] = None,
+           force: bool = False, check: bool = True) -> list[str]:
+    """Registers the chosen kernels; returns what was registered, one line per kernel.
+
+    include/exclude: operator names (``relu``: every overload) or overloads (``add.Tensor``).
+    results: a results folder (``build/results``); default $BACKENDBENCH_RESULTS.
+    A second enable() replaces the first. Each line of what registering chose not to do (a
+    failing kernel left out, a kernel registered unverified) is a UserWarning.
+    """
+    report = _ops().enable(_filters(include), _filters(exclude), results or "", force, check)
+    for line in report[:-1]:  # the last line says how long checking took
+        warnings.warn(line, stacklevel=2)
+    return registered()
+
+
+def disable() -> bool:
+    """Removes every registration; False when nothing was enabled."""
+    return bool(_ops().disable())
+
+
+@contextlib.contextmanager
+def enabled(include: Filters = None, exclude: Filters = None, results: Optional[str] = None,
+            force: bool = False, check: bool = True) -> Iterator[list[str]]:
+    """enable() for a `with` block; disables on the way out, exceptions included."""
+    lines = enable(include, exclude, results, force, check)
+    try:
+        yield lines
+    finally:
+        disable()
+
+
+def registered() -> list[str]:
+    """What is registered now: 'relu.default impl1 on CPU (…/relu_implementation_1.cpp)'."""
+    return list(_ops().registered())
+
+
+def kernels() -> list[str]:
+    """Every kernel the library holds: 'relu.default impl1 CPU (…/relu_implementation_1.cpp)'."""
+    return list(_ops().kernels())
+
+
+def calls() -> dict[str, tuple[int, int]]:
+    """Per registered operator: (calls that ran the kernel, ATen calls made inside kernels)."""
+    counts = {}
+    for line in _ops().calls():
+        op, kernel_calls, aten_calls = line.split(" ")
+        counts[op] = (int(kernel_calls), int(aten_calls))
+    return counts
