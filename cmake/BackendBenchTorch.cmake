@@ -26,6 +26,17 @@ if(NOT Torch_FOUND)
   find_package(Torch REQUIRED)
 endif()
 message(STATUS "backendbench: libtorch ${Torch_VERSION} from ${TORCH_INSTALL_PREFIX}")
+# Imported targets are seen only in the directory that found them; a project that adds this
+# one with add_subdirectory links backendbench::backend, whose usage requirements name torch's.
+if(NOT PROJECT_IS_TOP_LEVEL)
+  get_property(_backendbench_imported DIRECTORY PROPERTY IMPORTED_TARGETS)
+  foreach(_target IN LISTS _backendbench_imported)
+    get_target_property(_global ${_target} IMPORTED_GLOBAL)
+    if(NOT _global)
+      set_target_properties(${_target} PROPERTIES IMPORTED_GLOBAL TRUE)
+    endif()
+  endforeach()
+endif()
 
 # libtorch 2.10 and later headers use C++20 (operator<=>, concepts): code that includes them
 # must compile as C++20. The generator's torch-free stages stay C++17 (generator/CMakeLists.txt).
