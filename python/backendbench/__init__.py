@@ -19,14 +19,17 @@ library loads with torch.ops.load_library(backendbench.library_path()).
 """
 from __future__ import annotations
 
+import collections
 import contextlib
+import dataclasses
 import pathlib
 import warnings
-from typing import Iterable, Iterator, Optional, Union
+from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
-__all__ = ["enable", "disable", "enabled", "registered", "kernels", "calls", "library_path"]
+__all__ = ["enable", "disable", "enabled", "registered", "kernels", "calls", "library_path", "coverage", "Coverage"]
 
 _LIBRARY = pathlib.Path(__file__).with_name("libbackendbench_backend.so")
 _loaded = False
@@ -106,3 +109,51 @@ def calls() -> dict[str, tuple[int, int]]:
         op, kernel_calls, aten_calls = line.split(" ")
         counts[op] = (int(kernel_calls), int(aten_calls))
     return counts
+
+
+@dataclasses.dataclass
+class Coverage:
+    """What one run dispatched: per ATen overload (relu.default), its calls, and how many of them
+    ran one of our kernels. `share` is kernel calls over all calls."""
+
+    calls: dict[str, int]
+    kernel_calls: dict[str, int]
+
+    @property
+    def share(self) -> float:
+        total = sum(self.calls.values())
+        return sum(self.kernel_calls.values()) / total if total else 0.0
+
+    def table(self) -> str:
+        """One line per operator, most called first: calls, kernel calls, and ours or ATen's."""
+        width = max([len("operator")] + [len(op) for op in self.calls])
+        lines = [f"{'operator':{width}s} {'calls':>8s} {'kernel':>8s}"]
+        for op, count in sorted(self.calls.items(), key=lambda item: (-item[1], item[0])):
+            lines.append(f"{op:{width}s} {count:8d} {self.kernel_calls.get(op, 0):8d}")
+        lines.append(f"{sum(self.kernel_calls.values())} of {sum(self.calls.values())} calls ran a kernel "
+                     f"({100 * self.share:.1f} %)")
+        return "\n".join(lines)
+
+
+class _RecordOperators(TorchDispatchMode):
+    """Counts every ATen overload dispatched below autograd (forward and backward)."""
+
+    def __init__(self):
+        super().__init__()
+        self.counts = collections.Counter()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = func._schema.name.split("::", 1)[-1]
+        self.counts[f"{name}.{func._overloadname or 'default'}"] += 1
+        return func(*args, **(kwargs or {}))
+
+
+def coverage(run: Callable[[], Any]) -> Coverage:
+    """Runs `run` (a model's forward and backward, say) under the backend as enabled now and
+    returns which ATen operators it dispatched and how many calls ran our kernels."""
+    before = calls()
+    with _RecordOperators() as recorder:
+        run()
+    after = calls()
+    kernel_calls = {op: after[op][0] - before.get(op, (0, 0))[0] for op in after}
+    return Coverage(dict(recorder.counts), {op: n for op, n in kernel_calls.items() if n})

@@ -107,3 +107,14 @@ def test_torch_ops_load_library_gives_the_same_operators():
         warnings.simplefilter("ignore")
         torch.ops.backendbench.enable(["relu"], [], "", False, True)
     assert any(line.startswith("relu.default impl1 on CPU") for line in torch.ops.backendbench.registered())
+
+
+def test_coverage_names_what_a_model_dispatched_and_what_ran_kernels():
+    torch.manual_seed(0)
+    model, x = Mlp(), torch.randn(8, 16)
+    with backendbench.enabled():
+        report = backendbench.coverage(lambda: model(x).sum().backward())
+    assert report.calls["relu.default"] == 1 and report.kernel_calls["relu.default"] == 1
+    assert report.calls["addmm.default"] >= 2 and "addmm.default" not in report.kernel_calls  # no kernel: ATen's
+    assert 0 < report.share < 1
+    assert "relu.default" in report.table() and "calls ran a kernel" in report.table()
