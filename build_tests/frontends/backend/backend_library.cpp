@@ -15,7 +15,6 @@
 #include "backendbench/enable.h"
 #include "backendbench/run_case.h"
 #include "backendbench/settings.h"
-#include "language/naming.h"
 
 extern "C" const backendbench::KernelEntry* backendbench_kernel_entries(size_t* count);
 
@@ -29,17 +28,6 @@ const BackendRegistry& library_kernels() {
   return backends();
 }
 
-bool is_selected(const std::string& op, const EnableOptions& options) {
-  const std::optional<naming::OperatorName> name = naming::OperatorName::from_user(op);
-  auto any = [&](const std::vector<std::string>& filters) {
-    for (const std::string& filter : filters) {
-      if (name && naming::matches_filter(*name, filter)) return true;
-    }
-    return false;
-  };
-  return (options.include.empty() || any(options.include)) && !any(options.exclude);
-}
-
 // Settings for checks run by enable: the environment's (BACKENDBENCH_SALT and the others), a
 // fresh salt unless one is given.
 Settings check_settings() {
@@ -47,6 +35,14 @@ Settings check_settings() {
   char* argv[] = {program, nullptr};
   int argc = 1;
   return parse_settings(Frontend::kTests, argc, argv);
+}
+
+// Checks `kernel` on every built-in case of its operator, into `records`.
+void check_kernel(const Backend& kernel, const std::vector<const OperatorSpec*>& specs, const Settings& settings,
+                  KernelRecords& records) {
+  for (const OperatorSpec* spec : specs) {
+    for (size_t c = 0; c < spec->case_count; ++c) add_to_records(records, check_case(*spec, spec->cases[c], kernel, settings));
+  }
 }
 
 }  // namespace
@@ -68,20 +64,16 @@ Enabled::Enabled(const EnableOptions& options) {
     // no check.
     const auto started = std::chrono::steady_clock::now();
     const Settings settings = check_settings();
+    std::map<std::string, std::vector<const OperatorSpec*>> specs_by_operator;
+    for (const OperatorSpec* spec : registered_operators()) specs_by_operator[spec->display].push_back(spec);
     for (const std::string& op : registry.operators()) {
-      if (!is_selected(op, options)) continue;
+      if (!is_selected(op, options.include, options.exclude)) continue;
       std::set<bool> devices_with_a_passing_kernel;  // is_cuda
       for (const Backend* kernel : registry.for_operator(op, /*with_calibration=*/false)) {
-        if (!kernel->dispatcher_kernel()) continue;
         const bool is_cuda = kernel->device(settings).is_cuda();
-        if (devices_with_a_passing_kernel.count(is_cuda)) continue;
-        if (selection.records.find({op, kernel->name()}) == selection.records.end()) {
-          for (const OperatorSpec* spec : registered_operators()) {
-            if (op != spec->display) continue;
-            for (size_t c = 0; c < spec->case_count; ++c) {
-              add_to_records(selection.records, check_case(*spec, spec->cases[c], *kernel, settings));
-            }
-          }
+        if (!kernel->dispatcher_kernel() || devices_with_a_passing_kernel.count(is_cuda)) continue;
+        if (!selection.records.count({op, kernel->name()})) {
+          check_kernel(*kernel, specs_by_operator[op], settings, selection.records);
           ++checked_kernels_;
         }
         const auto record = selection.records.find({op, kernel->name()});

@@ -10,10 +10,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <set>
 #include <cstdlib>
+#include <set>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 namespace backendbench {
 
@@ -164,24 +165,33 @@ void synchronize_all_devices() {
   for (c10::DeviceIndex d = 0; d < guard->deviceCount(); ++d) guard->synchronizeDevice(d);
 }
 
-bool current_stream_idle(c10::Device device) {
-  if (!device.is_cuda() || !c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA)) return true;
+namespace {
+
+// CUDA's guard and `device` with its index, or no guard when `device` is not a CUDA device here.
+std::pair<const c10::impl::DeviceGuardImplInterface*, c10::Device> cuda_guard_for(c10::Device device) {
+  if (!device.is_cuda() || !c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA)) return {nullptr, device};
   const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
-  return guard->queryStream(guard->getStream(device.has_index() ? device : guard->getDevice()));
+  return {guard, device.has_index() ? device : guard->getDevice()};
+}
+
+}  // namespace
+
+bool current_stream_idle(c10::Device device) {
+  const auto [guard, cuda] = cuda_guard_for(device);
+  return guard == nullptr || guard->queryStream(guard->getStream(cuda));
 }
 
 int pooled_streams_busy_after_current(c10::Device device) {
-  if (!device.is_cuda() || !c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA)) return 0;
-  const c10::impl::DeviceGuardImplInterface* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
-  if (!device.has_index()) device = guard->getDevice();
-  guard->synchronizeStream(guard->getStream(device));
+  const auto [guard, cuda] = cuda_guard_for(device);
+  if (guard == nullptr) return 0;
+  guard->synchronizeStream(guard->getStream(cuda));
   // The pool hands its streams out round-robin, so 32 requests per priority visit each once.
   constexpr int kStreamsPerPool = 32;
   std::set<c10::StreamId> seen;
   int busy = 0;
   for (const bool high_priority : {false, true}) {
     for (int i = 0; i < kStreamsPerPool; ++i) {
-      const c10::Stream stream = guard->getStreamFromGlobalPool(device, high_priority);
+      const c10::Stream stream = guard->getStreamFromGlobalPool(cuda, high_priority);
       if (seen.insert(stream.id()).second && !guard->queryStream(stream)) ++busy;
     }
   }

@@ -55,7 +55,7 @@ c10::DispatchKey key_of(const Backend& kernel) {
   return kernel.device(Settings()).is_cuda() ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU;
 }
 
-bool selected(const std::string& op_display, const std::vector<std::string>& filters) {
+bool matches_any(const std::string& op_display, const std::vector<std::string>& filters) {
   const std::optional<naming::OperatorName> op = naming::OperatorName::from_user(op_display);
   return op && std::any_of(filters.begin(), filters.end(),
                            [&](const std::string& filter) { return naming::matches_filter(*op, filter); });
@@ -186,11 +186,15 @@ void choose_for_key(const std::string& op, c10::DispatchKey key, const std::vect
 
 }  // namespace
 
+bool is_selected(const std::string& op_display, const std::vector<std::string>& include,
+                 const std::vector<std::string>& exclude) {
+  return (include.empty() || matches_any(op_display, include)) && !matches_any(op_display, exclude);
+}
+
 OverridePlan choose_overrides(const BackendRegistry& registry, const OverrideSelection& selection) {
   OverridePlan plan;
   for (const std::string& op : registry.operators()) {
-    if (!selection.include.empty() && !selected(op, selection.include)) continue;
-    if (selected(op, selection.exclude)) continue;
+    if (!is_selected(op, selection.include, selection.exclude)) continue;
     // for_operator: the reference first, then the operator's kernels by number (derived ones
     // only where it has no own kernel). One choice per device key: a CPU kernel and a CUDA
     // kernel of one operator serve different tensors.

@@ -98,5 +98,8 @@ struct OverridePlan {
   std::vector<std::string> warnings;
 };
 OverridePlan choose_overrides(const BackendRegistry& registry, const OverrideSelection& selection);
+// Whether `include` (empty: every operator) and `exclude` select an operator, as choose_overrides reads them.
+bool is_selected(const std::string& op_display, const std::vector<std::string>& include,
+                 const std::vector<std::string>& exclude);
 
 }  // namespace backendbench
