@@ -83,8 +83,10 @@ void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSp
                    const Settings* settings, const std::string& name) {
   if (!settings->progress_path.empty()) std::ofstream(settings->progress_path, std::ios::app) << name << std::endl;
   const c10::Device device = backend->device(*settings);
-  static std::map<std::string, std::unique_ptr<Timer>> timers;  // per device: launch overhead measured once
-  std::unique_ptr<Timer>& timer = timers[device.str()];
+  // Per device: launch overhead measured once. Never destroyed: at exit CUDA's runtime is unloaded
+  // before function-local statics, and a Timer's CUDA events would then throw from their destructors.
+  static auto* timers = new std::map<std::string, std::unique_ptr<Timer>>;
+  std::unique_ptr<Timer>& timer = (*timers)[device.str()];
   Verdict verdict;
   try {
     if (!timer && !(device.is_cuda() && !cuda_available())) {
