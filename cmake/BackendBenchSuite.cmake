@@ -14,6 +14,13 @@
 #                                            (backendbench/enable.h, the Python package); it
 #                                            checks kernels without results on the cases of
 #                                            CHECK_SUITES (default: smoke and edge, where built)
+#   backendbench_add_model_tests(BACKEND lib MODELS m.. [DEVICE d] [SIZE small|full]
+#                                [EXPECT_DIVERGENCE op] [FORCE])
+#                                            one CTest entry per model (label model,
+#                                            model/<model>/<lib>): the model run with and without
+#                                            backend `lib` and compared (python -m
+#                                            backendbench.models); skipped when the model's
+#                                            library (timm, transformers, torchvision) is missing
 #   backendbench_add_bench([NAME exe] [KERNELS set])
 #                                            ./bench (default name) over every suite of a kernel
 #                                            set (default: "default")
@@ -346,6 +353,42 @@ function(backendbench_add_backend)
   add_dependencies(${ARG_NAME} ${kernels_target}_bindings ${kernels_target})
   set_target_properties(${ARG_NAME} PROPERTIES OUTPUT_NAME "backendbench_${ARG_NAME}")
   add_library(backendbench::${ARG_NAME} ALIAS ${ARG_NAME})
+endfunction()
+
+function(backendbench_add_model_tests)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "FORCE" "BACKEND;DEVICE;SIZE;EXPECT_DIVERGENCE" "MODELS")
+  if(NOT TARGET "${ARG_BACKEND}")
+    message(FATAL_ERROR "backendbench_add_model_tests: BACKEND '${ARG_BACKEND}' is not a target; expected the NAME "
+                        "of a backendbench_add_backend()")
+  endif()
+  if(NOT ARG_MODELS)
+    message(FATAL_ERROR "backendbench_add_model_tests: MODELS is missing; expected model names "
+                        "(python -m backendbench.models --list)")
+  endif()
+  find_package(Python3 COMPONENTS Interpreter REQUIRED)
+  set(options --library "$<TARGET_FILE:${ARG_BACKEND}>")
+  if(ARG_DEVICE)
+    list(APPEND options --device "${ARG_DEVICE}")
+  endif()
+  if(ARG_SIZE)
+    list(APPEND options --size "${ARG_SIZE}")
+  endif()
+  if(ARG_FORCE)
+    list(APPEND options --force)
+  endif()
+  if(ARG_EXPECT_DIVERGENCE)
+    list(APPEND options --expect-divergence "${ARG_EXPECT_DIVERGENCE}")
+  endif()
+  foreach(model IN LISTS ARG_MODELS)
+    add_test(NAME "model/${model}/${ARG_BACKEND}"
+             COMMAND "${Python3_EXECUTABLE}" -m backendbench.models --model "${model}" ${options}
+                     --output "${BACKENDBENCH_RESULTS_DIR}/model/${ARG_BACKEND}")
+    # The package from this source tree, and an empty results folder: each kernel is checked
+    # first, as for a fresh install.
+    set_tests_properties("model/${model}/${ARG_BACKEND}" PROPERTIES
+                         LABELS "model" SKIP_RETURN_CODE 77 TIMEOUT 900
+                         ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python;BACKENDBENCH_RESULTS=")
+  endforeach()
 endfunction()
 
 # Positional, not cmake_parse_arguments: the regex and the command's arguments may hold ';'

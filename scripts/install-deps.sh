@@ -4,6 +4,7 @@
 #   GoogleTest    Debian's libgtest-dev        Google Benchmark  libbenchmark-dev
 #   CLI11         libcli11-dev (generator CLI) nlohmann-json  nlohmann-json3-dev (dataset JSON)
 #   numpy, expecttest  pip: what torch.testing's OpInfo database imports (the opinfo suite's export)
+#   timm, transformers, torchvision  pip: the model suite's models (python -m backendbench.models)
 #   CMake, Ninja, g++: build tools
 #   with --fuzz also clang and libclang-rt-14-dev: libFuzzer and the sanitizers (scripts/fuzz.sh)
 # BACKENDBENCH_NO_INSTALL=1 only checks (machines without package access).
@@ -31,7 +32,7 @@ python=${PYTHON:-python3}
 has_torch=1
 "$python" -c 'import torch' >/dev/null 2>&1 || has_torch=0
 missing_modules=()
-for module in numpy expecttest; do
+for module in numpy expecttest timm transformers torchvision; do
   "$python" -c "import $module" >/dev/null 2>&1 || missing_modules+=("$module")
 done
 

@@ -7,6 +7,6 @@ cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
 venv=build-python/venv
 [[ -x $venv/bin/python ]] || "$python" -m venv --system-site-packages "$venv"
-"$venv/bin/python" -m pip install --quiet scikit-build-core pytest
+"$venv/bin/python" -m pip install --quiet scikit-build-core pytest timm transformers torchvision
 "$venv/bin/python" -m pip install --quiet --no-build-isolation .
 (cd "$venv" && bin/python -m pytest -q -p no:cacheprovider "$OLDPWD/python/tests")

@@ -29,7 +29,8 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Union
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-__all__ = ["enable", "disable", "enabled", "registered", "kernels", "calls", "library_path", "coverage", "Coverage"]
+__all__ = ["enable", "disable", "enabled", "registered", "kernels", "calls", "library_path", "use_library", "coverage",
+           "Coverage"]
 
 _LIBRARY = pathlib.Path(__file__).with_name("libbackendbench_backend.so")
 _loaded = False
@@ -40,6 +41,16 @@ Filters = Optional[Union[str, Iterable[str]]]
 def library_path() -> str:
     """The backend library's path, for torch.ops.load_library or a C++ program."""
     return str(_LIBRARY)
+
+
+def use_library(path: str) -> None:
+    """Use another backend library than the packaged one (a C++ build's libbackendbench_<name>.so,
+    another kernel set); before the first enable(): a process loads one backend library."""
+    global _LIBRARY
+    if _loaded and pathlib.Path(path).resolve() != _LIBRARY.resolve():
+        raise RuntimeError(f"{path}: a backend library is already loaded ({_LIBRARY}); use_library() must come "
+                           "before the first enable()")
+    _LIBRARY = pathlib.Path(path)
 
 
 def _ops():
@@ -113,8 +124,10 @@ def calls() -> dict[str, tuple[int, int]]:
 
 @dataclasses.dataclass
 class Coverage:
-    """What one run dispatched: per ATen overload (relu.default), its calls, and how many of them
-    ran one of our kernels. `share` is kernel calls over all calls."""
+    """What one run dispatched: per ATen overload (relu.default), its calls, and how many calls ran
+    one of our kernels. `share` is kernel calls over all calls. Kernel calls also count the calls
+    that ATen's own kernels make inside another operator (a CPU backward calling at::mul), which
+    the dispatched count does not see: an operator can show more kernel calls than calls."""
 
     calls: dict[str, int]
     kernel_calls: dict[str, int]

@@ -1,0 +1,439 @@
+"""The model suite: real models, unchanged, run with and without the backend and compared.
+
+    python -m backendbench.models --model hf_bert                 # small config, CPU
+    python -m backendbench.models --model timm_resnet --size full --device cuda
+    python -m backendbench.models --list
+
+Each model comes from a library people use (timm, Hugging Face transformers, torchvision), built
+from its config with seeded random weights (nothing is downloaded). One run:
+
+1. eager ATen: the first training step's forward output, loss and every parameter's gradient,
+   then `--steps` SGD steps (the loss curve), each ATen call's outputs recorded in order;
+2. the same under the backend (`enabled()`), with its coverage: which ATen operators the step
+   dispatched and how many calls ran our kernels;
+3. compared under the tolerance below; when anything diverges, the first ATen call whose outputs
+   differ, then each kernel that ran enabled alone, to name the kernels that diverge by themselves;
+4. the step time (forward, backward, optimizer step) with and without the backend, interleaved.
+
+Tolerance (documented in the README): an element passes when |backend - eager| <= atol + rtol *
+|eager|, with rtol = 1e-4 and atol = 1e-5 in float32 (`--rtol`, `--atol`), for the output, the
+loss, every gradient, every step's loss, and each recorded ATen call.
+
+Exit status: 0 when everything matches, 1 when something diverges (or, with
+`--expect-divergence OP`, 0 only when the run diverges and OP's kernel alone diverges), 77 when the
+model's library is not installed (CTest counts it as skipped). `--output DIR` writes
+`<model>.json` and JUnit `<model>.xml` there.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import importlib.util
+import json
+import math
+import pathlib
+import statistics
+import sys
+import time
+import xml.etree.ElementTree as ElementTree
+from typing import Any, Callable, Optional
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+import backendbench
+
+SKIPPED = 77  # CTest's SKIP_RETURN_CODE in the model entries
+
+
+@dataclasses.dataclass
+class Model:
+    """A model of the suite: the library it needs, how to build it from its config with the
+    current seed ("small" for CI's CPU, "full" for the real configuration), a batch, and a loss."""
+
+    name: str
+    needs: str
+    build: Callable[[str], torch.nn.Module]
+    batch: Callable[[str, torch.device], dict[str, torch.Tensor]]
+    forward: Callable[[torch.nn.Module, dict[str, torch.Tensor]], torch.Tensor]
+    loss: Callable[[torch.Tensor, dict[str, torch.Tensor]], torch.Tensor]
+
+
+def _images(size: str, device: torch.device, classes: int) -> dict[str, torch.Tensor]:
+    count, side = (2, 64) if size == "small" else (8, 224)
+    return {"x": torch.randn(count, 3, side, side, device=device),
+            "labels": torch.randint(0, classes, (count,), device=device)}
+
+
+def _tokens(size: str, device: torch.device, vocabulary: int) -> dict[str, torch.Tensor]:
+    count, length = (2, 16) if size == "small" else (8, 128)
+    return {"ids": torch.randint(0, vocabulary, (count, length), device=device),
+            "labels": torch.randint(0, 3, (count,), device=device)}
+
+
+def _classification_loss(logits: torch.Tensor, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+    return torch.nn.functional.cross_entropy(logits, batch["labels"])
+
+
+def _next_token_loss(logits: torch.Tensor, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+    return torch.nn.functional.cross_entropy(logits[:, :-1].flatten(0, 1), batch["ids"][:, 1:].flatten())
+
+
+def _timm_resnet(size: str) -> torch.nn.Module:
+    import timm
+    return timm.create_model("resnet10t" if size == "small" else "resnet50", pretrained=False,
+                             num_classes=10 if size == "small" else 1000)
+
+
+def _torchvision_resnet(size: str) -> torch.nn.Module:
+    import torchvision
+    return torchvision.models.resnet18(num_classes=10) if size == "small" else torchvision.models.resnet50()
+
+
+_SMALL_VOCABULARY = 512
+
+
+def _bert(size: str) -> torch.nn.Module:
+    import transformers
+    small = dict(vocab_size=_SMALL_VOCABULARY, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+                 intermediate_size=128, max_position_embeddings=64)
+    config = transformers.BertConfig(**(small if size == "small" else {}), num_labels=3, hidden_dropout_prob=0.0,
+                                     attention_probs_dropout_prob=0.0, attn_implementation="eager")
+    return transformers.BertForSequenceClassification(config)
+
+
+def _gpt2(size: str) -> torch.nn.Module:
+    import transformers
+    small = dict(vocab_size=_SMALL_VOCABULARY, n_positions=64, n_embd=64, n_layer=2, n_head=2)
+    config = transformers.GPT2Config(**(small if size == "small" else {}), resid_pdrop=0.0, embd_pdrop=0.0,
+                                     attn_pdrop=0.0, attn_implementation="eager")
+    return transformers.GPT2LMHeadModel(config)
+
+
+def _vocabulary(size: str) -> int:
+    return _SMALL_VOCABULARY if size == "small" else 30522  # BERT's; GPT-2's is larger
+
+
+MODELS = {model.name: model for model in [
+    Model("timm_resnet", "timm", _timm_resnet,
+          lambda size, device: _images(size, device, 10 if size == "small" else 1000),
+          lambda model, batch: model(batch["x"]), _classification_loss),
+    Model("torchvision_resnet", "torchvision", _torchvision_resnet,
+          lambda size, device: _images(size, device, 10 if size == "small" else 1000),
+          lambda model, batch: model(batch["x"]), _classification_loss),
+    Model("hf_bert", "transformers", _bert,
+          lambda size, device: _tokens(size, device, _vocabulary(size)),
+          lambda model, batch: model(input_ids=batch["ids"]).logits, _classification_loss),
+    Model("hf_gpt2", "transformers", _gpt2,
+          lambda size, device: _tokens(size, device, _vocabulary(size)),
+          lambda model, batch: model(input_ids=batch["ids"]).logits, _next_token_loss),
+]}
+
+
+class _RecordOutputs(TorchDispatchMode):
+    """Every ATen call below autograd, in order: its overload and its tensor outputs (on the CPU)."""
+
+    def __init__(self, limit_bytes: int = 2 << 30):
+        super().__init__()
+        self.calls: list[tuple[str, list[torch.Tensor]]] = []
+        self.bytes, self.limit_bytes, self.truncated = 0, limit_bytes, False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        name = func._schema.name.split("::", 1)[-1] + "." + (func._overloadname or "default")
+        tensors = [t for t in (result if isinstance(result, (tuple, list)) else [result]) if isinstance(t, torch.Tensor)]
+        size = sum(t.numel() * t.element_size() for t in tensors)
+        if self.bytes + size > self.limit_bytes:
+            self.truncated = True
+        else:
+            self.bytes += size
+            self.calls.append((name, [t.detach().to("cpu", copy=True) for t in tensors]))
+        return result
+
+
+@dataclasses.dataclass
+class Trial:
+    """One run of a model: the first step's output, loss and gradients, the loss curve, the ATen
+    calls of the first step, and the time of each step after the first."""
+
+    output: torch.Tensor
+    loss: float
+    gradients: dict[str, torch.Tensor]
+    losses: list[float]
+    calls: list[tuple[str, list[torch.Tensor]]]
+    step_seconds: list[float]
+
+
+def _synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def _first_step(model: Model, module: torch.nn.Module, batch: dict[str, torch.Tensor], record: bool):
+    recorder = _RecordOutputs() if record else None
+    module.zero_grad(set_to_none=True)
+    if recorder:
+        with recorder:
+            output = model.forward(module, batch)
+            loss = model.loss(output, batch)
+            loss.backward()
+    else:
+        output = model.forward(module, batch)
+        loss = model.loss(output, batch)
+        loss.backward()
+    gradients = {name: p.grad.detach().clone() for name, p in module.named_parameters() if p.grad is not None}
+    return output.detach().clone(), float(loss.detach()), gradients, (recorder.calls if recorder else [])
+
+
+def _trial(model: Model, module: torch.nn.Module, initial: dict[str, torch.Tensor], batch: dict[str, torch.Tensor],
+           steps: int, device: torch.device) -> Trial:
+    module.load_state_dict(initial)
+    output, loss, gradients, calls = _first_step(model, module, batch, record=True)
+    module.load_state_dict(initial)
+    optimizer = torch.optim.SGD(module.parameters(), lr=0.01, momentum=0.9)
+    losses, seconds = [], []
+    for _ in range(steps):
+        _synchronize(device)
+        start = time.perf_counter()
+        optimizer.zero_grad(set_to_none=True)
+        step_loss = model.loss(model.forward(module, batch), batch)
+        step_loss.backward()
+        optimizer.step()
+        _synchronize(device)
+        seconds.append(time.perf_counter() - start)
+        losses.append(float(step_loss.detach()))
+    return Trial(output, loss, gradients, losses, calls, seconds[1:] or seconds)
+
+
+@dataclasses.dataclass
+class Tolerance:
+    rtol: float = 1e-4
+    atol: float = 1e-5
+
+    def error(self, expected: torch.Tensor, actual: torch.Tensor) -> tuple[bool, float]:
+        """(within tolerance, max abs error); shapes or dtypes that differ never match."""
+        if expected.shape != actual.shape or expected.dtype != actual.dtype:
+            return False, math.inf
+        if expected.numel() == 0:
+            return True, 0.0
+        if not (expected.is_floating_point() or expected.is_complex()):
+            return bool(torch.equal(expected, actual)), float((expected != actual).sum())
+        e, a = expected.double(), actual.double()
+        difference = (e - a).abs().nan_to_num(nan=math.inf)
+        same_nan = e.isnan() & a.isnan()
+        ok = bool(((difference <= self.atol + self.rtol * e.abs()) | same_nan | (e == a)).all())
+        return ok, float(difference.masked_fill(same_nan, 0).max())
+
+
+def _compare(eager: Trial, backend: Trial, tolerance: Tolerance) -> list[dict[str, Any]]:
+    """One entry per comparison: name, passed, max_abs_error, and what was worst."""
+    checks = []
+    ok, error = tolerance.error(eager.output, backend.output)
+    checks.append({"name": "forward_output", "passed": ok, "max_abs_error": error})
+    ok, error = tolerance.error(torch.tensor(eager.loss), torch.tensor(backend.loss))
+    checks.append({"name": "loss", "passed": ok, "max_abs_error": error, "eager": eager.loss, "backend": backend.loss})
+    worst, worst_error, failing = "", 0.0, []
+    for name, gradient in eager.gradients.items():
+        other = backend.gradients.get(name)
+        ok, error = tolerance.error(gradient, other) if other is not None else (False, math.inf)
+        if not ok:
+            failing.append(name)
+        if error >= worst_error:
+            worst, worst_error = name, error
+    missing = sorted(set(backend.gradients) - set(eager.gradients))
+    checks.append({"name": "gradients", "passed": not failing and not missing, "max_abs_error": worst_error,
+                   "parameters": len(eager.gradients), "worst_parameter": worst, "failing": failing[:10] + missing[:10]})
+    ok, error = tolerance.error(torch.tensor(eager.losses), torch.tensor(backend.losses))
+    checks.append({"name": "loss_curve", "passed": ok, "max_abs_error": error, "eager": eager.losses,
+                   "backend": backend.losses})
+    return checks
+
+
+def first_divergence(eager: Trial, backend: Trial, tolerance: Tolerance) -> Optional[dict[str, Any]]:
+    """The first ATen call of the first step whose outputs differ (or whose operator differs)."""
+    for index, ((name, expected), (other_name, actual)) in enumerate(zip(eager.calls, backend.calls)):
+        if name != other_name:
+            return {"call": index, "operator": other_name, "reason": f"the backend called {other_name} where eager "
+                    f"called {name} (the model took another path)"}
+        for position, (e, a) in enumerate(zip(expected, actual)):
+            ok, error = tolerance.error(e, a)
+            if not ok:
+                return {"call": index, "operator": name, "output": position, "max_abs_error": error,
+                        "reason": f"call {index} ({name}), output {position}: max abs error {error:.3g}"}
+    if len(eager.calls) != len(backend.calls):
+        return {"call": min(len(eager.calls), len(backend.calls)), "operator": "",
+                "reason": f"eager made {len(eager.calls)} ATen calls, the backend {len(backend.calls)}"}
+    return None
+
+
+def _first_step_diverges(model: Model, module: torch.nn.Module, initial: dict[str, torch.Tensor],
+                         batch: dict[str, torch.Tensor], eager: Trial, tolerance: Tolerance) -> bool:
+    module.load_state_dict(initial)
+    output, loss, gradients, _ = _first_step(model, module, batch, record=False)
+    trial = Trial(output, loss, gradients, eager.losses, [], [])
+    return not all(check["passed"] for check in _compare(eager, trial, tolerance)[:3])
+
+
+def run(name: str, size: str = "small", device: str = "cpu", steps: int = 4, tolerance: Tolerance = Tolerance(),
+        include=None, exclude=None, results: Optional[str] = None, force: bool = False,
+        time_steps: int = 5) -> dict[str, Any]:
+    """Runs one model with and without the backend; returns the report (see the module's doc)."""
+    model = MODELS[name]
+    device_ = torch.device(device)
+    torch.manual_seed(0)
+    module = model.build(size).to(device_).train()
+    initial = copy.deepcopy(module.state_dict())
+    batch = model.batch(size, device_)
+
+    eager = _trial(model, module, initial, batch, steps, device_)
+    with backendbench.enabled(include, exclude, results, force) as registered:
+        module.load_state_dict(initial)
+        coverage = backendbench.coverage(lambda: _first_step(model, module, batch, record=False))
+        backend = _trial(model, module, initial, batch, steps, device_)
+    checks = _compare(eager, backend, tolerance)
+    matches = all(check["passed"] for check in checks)
+
+    report: dict[str, Any] = {
+        "model": name, "size": size, "device": device, "library": backendbench.library_path(),
+        "registered": registered, "tolerance": dataclasses.asdict(tolerance), "steps": steps,
+        "matches": matches, "checks": checks,
+        "coverage": {"calls": coverage.calls, "kernel_calls": coverage.kernel_calls, "share": coverage.share},
+        "coverage_table": coverage.table(),
+    }
+    if not matches:
+        report["first_divergence"] = first_divergence(eager, backend, tolerance)
+        # Which kernels diverge on their own: each one that ran, enabled alone.
+        alone = []
+        for op in sorted(coverage.kernel_calls):
+            with backendbench.enabled(include=[op], exclude=exclude, results=results, force=force):
+                if _first_step_diverges(model, module, initial, batch, eager, tolerance):
+                    alone.append(op)
+        report["diverging_kernels"] = alone
+
+    report["step_ms"] = _step_times(model, module, initial, batch, device_, time_steps, include, exclude, results, force)
+    return report
+
+
+def _step_times(model, module, initial, batch, device, count, include, exclude, results, force) -> dict[str, float]:
+    """Median training-step time with and without the backend: three rounds, each `count` eager
+    steps then `count` backend steps (the first step of each block not counted), so drift hits both."""
+    module.load_state_dict(initial)
+    optimizer = torch.optim.SGD(module.parameters(), lr=0.0)  # the weights stay put: every step is alike
+
+    def steps() -> list[float]:
+        seconds = []
+        for _ in range(count + 1):
+            _synchronize(device)
+            start = time.perf_counter()
+            optimizer.zero_grad(set_to_none=True)
+            model.loss(model.forward(module, batch), batch).backward()
+            optimizer.step()
+            _synchronize(device)
+            seconds.append(time.perf_counter() - start)
+        return seconds[1:]
+
+    samples = {"eager": [], "backend": []}
+    for _ in range(3):
+        samples["eager"] += steps()
+        with backendbench.enabled(include, exclude, results, force):
+            samples["backend"] += steps()
+    eager_ms, backend_ms = (1e3 * statistics.median(samples[key]) for key in ("eager", "backend"))
+    return {"eager": eager_ms, "backend": backend_ms, "ratio": backend_ms / eager_ms, "samples": 3 * count}
+
+
+def format_report(report: dict[str, Any]) -> str:
+    lines = [f"model {report['model']} ({report['size']} config) on {report['device']}, "
+             f"library {report['library']}"]
+    lines += [f"  registered: {line}" for line in report["registered"]] or ["  registered: nothing"]
+    tolerance = report["tolerance"]
+    lines.append(f"  tolerance: |backend - eager| <= {tolerance['atol']:g} + {tolerance['rtol']:g} * |eager|")
+    for check in report["checks"]:
+        detail = f"max abs error {check['max_abs_error']:.3g}"
+        if check["name"] == "gradients":
+            detail += f" over {check['parameters']} parameters (worst: {check['worst_parameter']})"
+            if check["failing"]:
+                detail += f"; failing: {', '.join(check['failing'])}"
+        if check["name"] == "loss_curve":
+            detail += f"; eager {['%.5f' % v for v in check['eager']]} backend {['%.5f' % v for v in check['backend']]}"
+        lines.append(f"  {check['name']:15s} {'ok  ' if check['passed'] else 'FAIL'} {detail}")
+    lines += ["  coverage (the first training step, forward and backward):"]
+    lines += ["    " + line for line in report["coverage_table"].splitlines()]
+    if not report["matches"]:
+        divergence = report["first_divergence"]
+        lines.append(f"  first divergence: {divergence['reason'] if divergence else 'none among the recorded calls'}")
+        alone = report["diverging_kernels"]
+        lines.append(f"  kernels that diverge enabled alone: {', '.join(alone) if alone else 'none (only together)'}")
+    step = report["step_ms"]
+    lines.append(f"  step time (median of {step['samples']}, alternating): eager {step['eager']:.2f} ms, "
+                 f"backend {step['backend']:.2f} ms ({step['ratio']:.3f}x)")
+    lines.append(f"  verdict: {'matches eager' if report['matches'] else 'DIVERGES from eager'}")
+    return "\n".join(lines)
+
+
+def _write_results(report: dict[str, Any], directory: pathlib.Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{report['model']}.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
+    suite = ElementTree.Element("testsuite", name=f"model/{report['model']}", tests=str(len(report["checks"])),
+                                failures=str(sum(not c["passed"] for c in report["checks"])))
+    for check in report["checks"]:
+        case = ElementTree.SubElement(suite, "testcase", name=check["name"], classname=f"model.{report['model']}")
+        properties = ElementTree.SubElement(case, "properties")
+        ElementTree.SubElement(properties, "property", name="max_abs_error", value=f"{check['max_abs_error']:.6g}")
+        if not check["passed"]:
+            divergence = report.get("first_divergence") or {}
+            ElementTree.SubElement(case, "failure", message=divergence.get("reason", check["name"] + " differs"))
+    ElementTree.ElementTree(suite).write(directory / f"{report['model']}.xml", encoding="unicode", xml_declaration=True)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m backendbench.models", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", choices=sorted(MODELS), help="the model to run")
+    parser.add_argument("--list", action="store_true", help="list the models and the library each needs")
+    parser.add_argument("--size", choices=["small", "full"], default="small")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--steps", type=int, default=4, help="SGD steps of the loss curve")
+    parser.add_argument("--rtol", type=float, default=Tolerance.rtol)
+    parser.add_argument("--atol", type=float, default=Tolerance.atol)
+    parser.add_argument("--include", action="append", help="operators to enable (default: every kernel)")
+    parser.add_argument("--exclude", action="append", help="operators to leave to ATen")
+    parser.add_argument("--force", action="store_true", help="register kernels that fail their own tests too")
+    parser.add_argument("--library", help="a backend library other than the installed package's "
+                                          "(a C++ build's libbackendbench_<name>.so)")
+    parser.add_argument("--results", help="the verdicts folder that chooses each operator's kernel "
+                                          "(default $BACKENDBENCH_RESULTS; none: each kernel is checked first)")
+    parser.add_argument("--output", help="folder for the report: <model>.json and JUnit <model>.xml")
+    parser.add_argument("--time-steps", type=int, default=5, help="steps per timed block (3 blocks each way)")
+    parser.add_argument("--expect-divergence", metavar="OP",
+                        help="succeed only when the model diverges and OP's kernel diverges alone")
+    args = parser.parse_args(argv)
+    if args.list:
+        for model in MODELS.values():
+            print(f"{model.name:20s} needs {model.needs}")
+        return 0
+    if not args.model:
+        parser.error("--model is required (or --list)")
+    model = MODELS[args.model]
+    if importlib.util.find_spec(model.needs) is None:
+        print(f"{args.model}: skipped: the model needs {model.needs}, which is not installed "
+              f"(pip install {model.needs})")
+        return SKIPPED
+    if args.library:
+        backendbench.use_library(args.library)
+    report = run(args.model, args.size, args.device, args.steps, Tolerance(args.rtol, args.atol), args.include,
+                 args.exclude, args.results, args.force, args.time_steps)
+    print(format_report(report))
+    if args.output:
+        _write_results(report, pathlib.Path(args.output))
+    if args.expect_divergence:
+        expected = args.expect_divergence
+        # relu names relu.default and its in-place and out= siblings (relu_.default, relu.out).
+        found = not report["matches"] and any(op == expected or op.split(".")[0].rstrip("_") == expected
+                                              for op in report.get("diverging_kernels", []))
+        print(f"  expected divergence in {expected}: {'found' if found else 'NOT found'}")
+        return 0 if found else 1
+    return 0 if report["matches"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""The model suite as a user runs it (python -m backendbench.models) on the installed package, and
+its divergence report on outputs that differ in known places."""
+import json
+
+import pytest
+import torch
+
+from backendbench import models
+
+
+def trial(calls):
+    return models.Trial(torch.zeros(2), 0.0, {}, [0.0], calls, [])
+
+
+def test_the_first_call_whose_outputs_differ_is_named():
+    eager = trial([("mm.default", [torch.ones(2, 2)]), ("relu.default", [torch.tensor([0.0, 1.0])]),
+                   ("add.Tensor", [torch.tensor([1.0])])])
+    backend = trial([("mm.default", [torch.ones(2, 2)]), ("relu.default", [torch.tensor([-0.01, 1.0])]),
+                     ("add.Tensor", [torch.tensor([2.0])])])
+    divergence = models.first_divergence(eager, backend, models.Tolerance())
+    assert (divergence["call"], divergence["operator"]) == (1, "relu.default")
+    assert divergence["max_abs_error"] == pytest.approx(0.01)
+
+
+def test_differences_within_the_tolerance_and_equal_nans_are_not_divergence():
+    eager = trial([("exp.default", [torch.tensor([1000.0, float("nan")])])])
+    backend = trial([("exp.default", [torch.tensor([1000.05, float("nan")])])])
+    assert models.first_divergence(eager, backend, models.Tolerance(rtol=1e-4)) is None
+    assert models.first_divergence(eager, backend, models.Tolerance(rtol=1e-6))["call"] == 0
+
+
+def test_a_model_that_takes_another_path_is_reported_at_the_first_other_operator():
+    eager = trial([("mm.default", [torch.ones(1)]), ("relu.default", [torch.ones(1)])])
+    backend = trial([("mm.default", [torch.ones(1)]), ("gelu.default", [torch.ones(1)])])
+    divergence = models.first_divergence(eager, backend, models.Tolerance())
+    assert divergence["operator"] == "gelu.default" and "another path" in divergence["reason"]
+
+
+def test_gpt2_runs_unchanged_on_the_example_kernels_and_matches_eager(tmp_path, capsys):
+    pytest.importorskip("transformers")
+    assert models.main(["--model", "hf_gpt2", "--output", str(tmp_path), "--time-steps", "2"]) == 0
+    report = json.loads((tmp_path / "hf_gpt2.json").read_text())
+    assert report["matches"] and all(check["passed"] for check in report["checks"])
+    # add and mul ran our kernels, and only operators with a registered kernel count kernel calls.
+    kernel_calls = report["coverage"]["kernel_calls"]
+    assert kernel_calls.get("add.Tensor", 0) > 0 and kernel_calls.get("mul.Tensor", 0) > 0
+    registered = {line.split(" ")[0] for line in report["registered"]}
+    assert set(kernel_calls) <= registered
+    assert "verdict: matches eager" in capsys.readouterr().out
+    assert (tmp_path / "hf_gpt2.xml").read_text().count("<testcase") == 4
+
+
+def test_a_missing_model_library_is_a_skip_not_a_failure(monkeypatch, capsys):
+    monkeypatch.setitem(models.MODELS, "hf_bert", models.MODELS["hf_bert"].__class__(
+        **{**models.MODELS["hf_bert"].__dict__, "needs": "no_such_module_here"}))
+    assert models.main(["--model", "hf_bert"]) == models.SKIPPED
+    assert "pip install no_such_module_here" in capsys.readouterr().out
