@@ -352,6 +352,14 @@ function(backendbench_add_backend)
   target_link_libraries(${ARG_NAME} PUBLIC backendbench::torch)
   add_dependencies(${ARG_NAME} ${kernels_target}_bindings ${kernels_target})
   set_target_properties(${ARG_NAME} PROPERTIES OUTPUT_NAME "backendbench_${ARG_NAME}")
+  # A private libstdc++: in a Python process the torch wheel is loaded first and exports its own
+  # statically linked copies of libstdc++'s stream and locale functions (pytorch/pytorch#133437),
+  # which then serve this library's calls too; formatting an integer into a stream crashed in
+  # 1 of 6 enable() calls on the GPU machine (torch 2.11). Linked in and kept local, the library's
+  # own copy serves every call it makes.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_link_options(${ARG_NAME} PRIVATE -static-libstdc++ -Wl,--exclude-libs,libstdc++.a)
+  endif()
   add_library(backendbench::${ARG_NAME} ALIAS ${ARG_NAME})
 endfunction()
 

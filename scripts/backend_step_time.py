@@ -2,9 +2,12 @@
 """A transformer training step with and without the backend: step time, outputs, coverage.
 
 Builds a small Transformer encoder from torch.nn (seeded, no downloads), runs forward, loss and
-backward eagerly and with the backend enabled, and prints the median step time of each, their
-ratio, the largest difference in the loss and the gradients, and per overridden operator how
-many calls ran a kernel. The figures are one machine's, from one run.
+backward eagerly and with the backend enabled, in alternating rounds (each round a block of eager
+steps then a block of backend steps, so drift hits both), and prints the median step time of
+each, the ratio of the medians with the range of the per-round ratios, the largest difference in
+the loss and the gradients, and per overridden operator how many calls ran a kernel. With the
+passthrough kernels (build_tests/gallery/passthrough: each calls ATen's own operator) the ratio
+is the cost of the registration path alone. The figures are one machine's, from one run.
 
     scripts/backend_step_time.py --device cuda [--library build/libbackendbench_backend.so]
 """
@@ -19,7 +22,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--library", help="the backend library (default: the installed package's)")
-    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--steps", type=int, default=10, help="steps per block (the first is not counted)")
+    parser.add_argument("--rounds", type=int, default=6, help="alternating rounds of an eager and a backend block")
     parser.add_argument("--d-model", type=int, default=256)
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--batch", type=int, default=32)
@@ -49,9 +53,9 @@ def main():
         loss.backward()
         return loss.detach(), [p.grad.detach().clone() for p in model.parameters()]
 
-    def timed():
+    def block():
         times = []
-        for _ in range(args.steps):
+        for _ in range(args.steps + 1):
             if device.type == "cuda":
                 torch.cuda.synchronize()
             start = time.perf_counter()
@@ -59,18 +63,29 @@ def main():
             if device.type == "cuda":
                 torch.cuda.synchronize()
             times.append(time.perf_counter() - start)
-        return statistics.median(times[3:]), result  # the first steps warm caches up
+        return times[1:], result  # the first step after switching warms caches up
 
-    eager_time, (eager_loss, eager_grads) = timed()
+    for _ in range(3):
+        step()  # warm-up: allocator, kernels loaded
+    eager_times, backend_times, round_ratios = [], [], []
+    for _ in range(args.rounds):
+        eager, (eager_loss, eager_grads) = block()
+        enable()
+        backend, (loss, grads) = block()
+        counts = calls()
+        disable()
+        eager_times += eager
+        backend_times += backend
+        round_ratios.append(statistics.median(backend) / statistics.median(eager))
+    eager_time, backend_time = statistics.median(eager_times), statistics.median(backend_times)
     enable()
     print(f"enabled: {len(registered())} kernel registrations")
-    backend_time, (loss, grads) = timed()
-    counts = calls()
     disable()
     grad_diff = max((g - e).abs().max().item() for g, e in zip(grads, eager_grads))
     print(f"device {device} ({torch.cuda.get_device_name() if device.type == 'cuda' else 'cpu'}), torch {torch.__version__}")
-    print(f"median step: eager {eager_time * 1e3:.3f} ms, backend {backend_time * 1e3:.3f} ms, "
-          f"ratio {backend_time / eager_time:.3f}")
+    print(f"median step ({args.rounds} rounds of {args.steps} steps each way): eager {eager_time * 1e3:.3f} ms, "
+          f"backend {backend_time * 1e3:.3f} ms, ratio {backend_time / eager_time:.4f} "
+          f"(per-round ratios {min(round_ratios):.4f} to {max(round_ratios):.4f})")
     print(f"loss: eager {eager_loss.item():.6f}, backend {loss.item():.6f}; largest gradient difference {grad_diff:.3g}")
     print("calls per operator (kernel, ATen inside kernels):")
     for line in counts:
