@@ -3,6 +3,7 @@
     python -m backendbench.models --model hf_bert                 # small config, CPU
     python -m backendbench.models --model timm_resnet --size full --device cuda
     python -m backendbench.models --list
+    backendbench.models.compare(my_model, x, loss=...)               # a model of your own
 
 Each model comes from a library people use (timm, Hugging Face transformers, torchvision), built
 from its config with seeded random weights (nothing is downloaded). One run:
@@ -40,6 +41,7 @@ import xml.etree.ElementTree as ElementTree
 from typing import Any, Callable, Optional
 
 import torch
+from torch.utils import _pytree as pytree
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import backendbench
@@ -157,7 +159,7 @@ class Trial:
     """One run of a model: the first step's output, loss and gradients, the loss curve, the ATen
     calls of the first step, and the time of each step after the first."""
 
-    output: torch.Tensor
+    output: list[torch.Tensor]  # the forward output's tensors (a tuple, dict or model output flattened)
     loss: float
     gradients: dict[str, torch.Tensor]
     losses: list[float]
@@ -183,7 +185,8 @@ def _first_step(model: Model, module: torch.nn.Module, batch: dict[str, torch.Te
         loss = model.loss(output, batch)
         loss.backward()
     gradients = {name: p.grad.detach().clone() for name, p in module.named_parameters() if p.grad is not None}
-    return output.detach().clone(), float(loss.detach()), gradients, (recorder.calls if recorder else [])
+    outputs = [t.detach().clone() for t in pytree.tree_leaves(output) if isinstance(t, torch.Tensor)]
+    return outputs, float(loss.detach()), gradients, (recorder.calls if recorder else [])
 
 
 def _trial(model: Model, module: torch.nn.Module, initial: dict[str, torch.Tensor], batch: dict[str, torch.Tensor],
@@ -229,7 +232,9 @@ class Tolerance:
 def _compare(eager: Trial, backend: Trial, tolerance: Tolerance) -> list[dict[str, Any]]:
     """One entry per comparison: name, passed, max_abs_error, and what was worst."""
     checks = []
-    ok, error = tolerance.error(eager.output, backend.output)
+    results = [tolerance.error(e, a) for e, a in zip(eager.output, backend.output)]
+    ok = len(eager.output) == len(backend.output) and all(passed for passed, _ in results)
+    error = max((error for _, error in results), default=0.0)
     checks.append({"name": "forward_output", "passed": ok, "max_abs_error": error})
     ok, error = tolerance.error(torch.tensor(eager.loss), torch.tensor(backend.loss))
     checks.append({"name": "loss", "passed": ok, "max_abs_error": error, "eager": eager.loss, "backend": backend.loss})
@@ -278,24 +283,57 @@ def _first_step_diverges(model: Model, module: torch.nn.Module, initial: dict[st
 def run(name: str, size: str = "small", device: str = "cpu", steps: int = 4, tolerance: Tolerance = Tolerance(),
         include=None, exclude=None, results: Optional[str] = None, force: bool = False,
         time_steps: int = 5) -> dict[str, Any]:
-    """Runs one model with and without the backend; returns the report (see the module's doc)."""
+    """Runs one model of the suite with and without the backend; returns the report (see the
+    module's doc; format_report() prints it)."""
     model = MODELS[name]
     device_ = torch.device(device)
     torch.manual_seed(0)
     module = model.build(size).to(device_).train()
-    initial = copy.deepcopy(module.state_dict())
     batch = model.batch(size, device_)
+    report = _run(model, module, batch, device_, steps, tolerance, include, exclude, results, force, time_steps)
+    report["size"] = size
+    return report
 
-    eager = _trial(model, module, initial, batch, steps, device_)
+
+def compare(module: torch.nn.Module, *inputs: Any, loss: Optional[Callable[[Any], torch.Tensor]] = None,
+            steps: int = 4, tolerance: Tolerance = Tolerance(), include=None, exclude=None,
+            results: Optional[str] = None, force: bool = False, time_steps: int = 5,
+            name: Optional[str] = None) -> dict[str, Any]:
+    """Your own model, as the suite runs its models: `module(*inputs)` with and without the
+    backend, compared (output, loss, gradients, loss curve), with its coverage, the first ATen call
+    that diverges and the kernels that diverge alone, and step times. `loss` turns the output into
+    a scalar (default: the mean of its squares). The module's weights are restored afterwards.
+
+        report = backendbench.models.compare(model, x, loss=lambda out: criterion(out, y))
+        print(backendbench.models.format_report(report))
+    """
+    to_scalar = loss or (lambda output: output.float().square().mean())
+    model = Model(name or type(module).__name__, "torch", lambda size: module, lambda size, device: {},
+                  lambda m, batch: m(*inputs), lambda output, batch: to_scalar(output))
+    parameter = next(module.parameters(), None)
+    device = parameter.device if parameter is not None else torch.device("cpu")
+    saved = copy.deepcopy(module.state_dict())
+    try:
+        report = _run(model, module, {}, device, steps, tolerance, include, exclude, results, force, time_steps)
+    finally:
+        module.load_state_dict(saved)
+    report["size"] = "as given"
+    return report
+
+
+def _run(model: Model, module: torch.nn.Module, batch: dict[str, torch.Tensor], device: torch.device, steps: int,
+         tolerance: Tolerance, include, exclude, results: Optional[str], force: bool, time_steps: int) -> dict[str, Any]:
+    initial = copy.deepcopy(module.state_dict())
+    eager = _trial(model, module, initial, batch, steps, device)
     with backendbench.enabled(include, exclude, results, force) as registered:
         module.load_state_dict(initial)
         coverage = backendbench.coverage(lambda: _first_step(model, module, batch, record=False))
-        backend = _trial(model, module, initial, batch, steps, device_)
+        backend = _trial(model, module, initial, batch, steps, device)
     checks = _compare(eager, backend, tolerance)
     matches = all(check["passed"] for check in checks)
 
     report: dict[str, Any] = {
-        "model": name, "size": size, "device": device, "library": backendbench.library_path(),
+        "model": model.name, "device": str(device), "library": backendbench.library_path(),
         "registered": registered, "tolerance": dataclasses.asdict(tolerance), "steps": steps,
         "matches": matches, "checks": checks,
         "coverage": {"calls": coverage.calls, "kernel_calls": coverage.kernel_calls, "share": coverage.share},
@@ -311,7 +349,8 @@ def run(name: str, size: str = "small", device: str = "cpu", steps: int = 4, tol
                     alone.append(op)
         report["diverging_kernels"] = alone
 
-    report["step_ms"] = _step_times(model, module, initial, batch, device_, time_steps, include, exclude, results, force)
+    report["step_ms"] = _step_times(model, module, initial, batch, device, time_steps, include, exclude, results, force)
+    module.load_state_dict(initial)
     return report
 
 

@@ -9,7 +9,7 @@ from backendbench import models
 
 
 def trial(calls):
-    return models.Trial(torch.zeros(2), 0.0, {}, [0.0], calls, [])
+    return models.Trial([torch.zeros(2)], 0.0, {}, [0.0], calls, [])
 
 
 def test_the_first_call_whose_outputs_differ_is_named():
@@ -55,3 +55,31 @@ def test_a_missing_model_library_is_a_skip_not_a_failure(monkeypatch, capsys):
         **{**models.MODELS["hf_bert"].__dict__, "needs": "no_such_module_here"}))
     assert models.main(["--model", "hf_bert"]) == models.SKIPPED
     assert "pip install no_such_module_here" in capsys.readouterr().out
+
+
+class TwoHeads(torch.nn.Module):
+    """A model of the user's own: relu, add and mul inside, a tuple out."""
+
+    def __init__(self):
+        super().__init__()
+        self.trunk = torch.nn.Linear(8, 16)
+        self.left, self.right = torch.nn.Linear(16, 2), torch.nn.Linear(16, 3)
+
+    def forward(self, x):
+        hidden = torch.relu(self.trunk(x))
+        hidden = hidden * hidden + hidden
+        return self.left(hidden), self.right(hidden)
+
+
+def test_a_model_of_ones_own_is_compared_as_the_suite_compares_its_models():
+    torch.manual_seed(3)
+    model, x = TwoHeads(), torch.randn(4, 8)
+    before = {name: p.clone() for name, p in model.state_dict().items()}
+    report = models.compare(model, x, loss=lambda out: out[0].sum() + out[1].square().mean(), time_steps=1)
+    assert report["model"] == "TwoHeads" and report["matches"]
+    assert [check["name"] for check in report["checks"]] == ["forward_output", "loss", "gradients", "loss_curve"]
+    assert report["checks"][2]["parameters"] == 6
+    assert report["coverage"]["kernel_calls"]["relu.default"] == 1
+    assert "verdict: matches eager" in models.format_report(report)
+    # The weights are the model's own again afterwards (the loss curve trained a copy of them).
+    assert all(torch.equal(before[name], p) for name, p in model.state_dict().items())
