@@ -29,8 +29,8 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Union
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-__all__ = ["enable", "disable", "enabled", "registered", "kernels", "calls", "library_path", "use_library", "coverage",
-           "Coverage"]
+__all__ = ["enable", "disable", "enabled", "registered", "kernels", "calls", "last_check", "library_path", "use_library",
+           "coverage", "Coverage"]
 
 _LIBRARY = pathlib.Path(__file__).with_name("libbackendbench_backend.so")
 _loaded = False
@@ -81,10 +81,16 @@ def enable(include: Filters = None, exclude: Filters = None, results: Optional[s
     A second enable() replaces the first. Each line of what registering chose not to do (a
     failing kernel left out, a kernel registered unverified) is a UserWarning.
     """
-    report = _ops().enable(_filters(include), _filters(exclude), results or "", force, check)
-    for line in report[:-1]:  # the last line says how long checking took
+    for line in _ops().enable(_filters(include), _filters(exclude), results or "", force, check):
         warnings.warn(line, stacklevel=2)
     return registered()
+
+
+def last_check() -> tuple[int, float]:
+    """What the enable() in force checked before registering: (kernels, seconds); (0, 0.0) when
+    nothing is enabled, or every kernel had results."""
+    checked, seconds = _ops().last_check()
+    return int(checked), float(seconds)
 
 
 def disable() -> bool:

@@ -118,3 +118,13 @@ def test_coverage_names_what_a_model_dispatched_and_what_ran_kernels():
     assert report.calls["addmm.default"] >= 2 and "addmm.default" not in report.kernel_calls  # no kernel: ATen's
     assert 0 < report.share < 1
     assert "relu.default" in report.table() and "calls ran a kernel" in report.table()
+
+
+def test_last_check_says_what_enable_checked_before_registering(tmp_path: pathlib.Path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        backendbench.enable(include="relu", results=str(tmp_path))  # no results: relu's kernels are checked
+    checked, seconds = backendbench.last_check()
+    assert checked >= 1 and seconds > 0
+    backendbench.disable()
+    assert backendbench.last_check() == (0, 0.0)

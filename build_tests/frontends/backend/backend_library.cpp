@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "backendbench/cases.h"
 #include "backendbench/enable.h"
@@ -118,10 +119,14 @@ std::vector<std::string> python_enable(std::vector<std::string> include, std::ve
   python_enabled.reset();  // a second enable replaces the first
   python_enabled = std::make_unique<Enabled>(
       EnableOptions{std::move(include), std::move(exclude), std::move(results_directory), force_failing, check_unverified});
-  std::vector<std::string> report = python_enabled->warnings();
-  report.push_back("checked " + std::to_string(python_enabled->checked_kernels()) + " kernel(s) in " +
-                   std::to_string(python_enabled->check_seconds()) + " s");
-  return report;
+  return python_enabled->warnings();
+}
+
+// What the last enable() checked: kernels, and seconds it took ((0, 0) when nothing is enabled).
+std::tuple<int64_t, double> python_last_check() {
+  const std::lock_guard<std::mutex> lock(python_state_mutex);
+  if (!python_enabled) return {0, 0.0};
+  return {python_enabled->checked_kernels(), python_enabled->check_seconds()};
 }
 
 bool python_disable() {
@@ -153,6 +158,7 @@ std::vector<std::string> python_calls() {
 TORCH_LIBRARY(backendbench, m) {
   m.def("enable(str[] include, str[] exclude, str results_directory, bool force_failing, bool check_unverified) -> str[]",
         &backendbench::python_enable);
+  m.def("last_check() -> (int, float)", &backendbench::python_last_check);
   m.def("disable() -> bool", &backendbench::python_disable);
   m.def("registered() -> str[]", &backendbench::python_registered);
   m.def("calls() -> str[]", &backendbench::python_calls);
