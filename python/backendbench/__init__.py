@@ -154,6 +154,11 @@ class Coverage:
         return "\n".join(lines)
 
 
+def _overload_name(func) -> str:
+    """An ATen overload as the library names it: relu.default, add.Tensor."""
+    return f"{func._schema.name.split('::', 1)[-1]}.{func._overloadname or 'default'}"
+
+
 class _RecordOperators(TorchDispatchMode):
     """Counts every ATen overload dispatched below autograd (forward and backward)."""
 
@@ -162,8 +167,7 @@ class _RecordOperators(TorchDispatchMode):
         self.counts = collections.Counter()
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        name = func._schema.name.split("::", 1)[-1]
-        self.counts[f"{name}.{func._overloadname or 'default'}"] += 1
+        self.counts[_overload_name(func)] += 1
         return func(*args, **(kwargs or {}))
 
 

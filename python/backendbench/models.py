@@ -28,6 +28,7 @@ model's library is not installed (CTest counts it as skipped). `--output DIR` wr
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import dataclasses
 import importlib.util
@@ -143,7 +144,7 @@ class _RecordOutputs(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         result = func(*args, **(kwargs or {}))
-        name = func._schema.name.split("::", 1)[-1] + "." + (func._overloadname or "default")
+        name = backendbench._overload_name(func)
         tensors = [t for t in (result if isinstance(result, (tuple, list)) else [result]) if isinstance(t, torch.Tensor)]
         size = sum(t.numel() * t.element_size() for t in tensors)
         if self.bytes + size > self.limit_bytes:
@@ -156,15 +157,15 @@ class _RecordOutputs(TorchDispatchMode):
 
 @dataclasses.dataclass
 class Trial:
-    """One run of a model: the first step's output, loss and gradients, the loss curve, the ATen
-    calls of the first step, and the time of each step after the first."""
+    """One run of a model: the first step's output, loss and gradients, the loss curve, and the ATen
+    calls of the first step (all of them unless their outputs passed the recorder's limit)."""
 
     output: list[torch.Tensor]  # the forward output's tensors (a tuple, dict or model output flattened)
     loss: float
     gradients: dict[str, torch.Tensor]
     losses: list[float]
     calls: list[tuple[str, list[torch.Tensor]]]
-    step_seconds: list[float]
+    calls_truncated: bool = False
 
 
 def _synchronize(device: torch.device) -> None:
@@ -172,41 +173,37 @@ def _synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def _first_step(model: Model, module: torch.nn.Module, batch: dict[str, torch.Tensor], record: bool):
-    recorder = _RecordOutputs() if record else None
+def _train_step(model: Model, module: torch.nn.Module, batch: dict[str, torch.Tensor],
+                optimizer: torch.optim.Optimizer) -> torch.Tensor:
+    """One training step: forward, loss, backward, optimizer step; returns the loss."""
+    optimizer.zero_grad(set_to_none=True)
+    loss = model.loss(model.forward(module, batch), batch)
+    loss.backward()
+    optimizer.step()
+    return loss.detach()
+
+
+def _first_step(model: Model, module: torch.nn.Module, batch: dict[str, torch.Tensor],
+                recorder: Optional[_RecordOutputs] = None):
     module.zero_grad(set_to_none=True)
-    if recorder:
-        with recorder:
-            output = model.forward(module, batch)
-            loss = model.loss(output, batch)
-            loss.backward()
-    else:
+    with recorder or contextlib.nullcontext():
         output = model.forward(module, batch)
         loss = model.loss(output, batch)
         loss.backward()
     gradients = {name: p.grad.detach().clone() for name, p in module.named_parameters() if p.grad is not None}
     outputs = [t.detach().clone() for t in pytree.tree_leaves(output) if isinstance(t, torch.Tensor)]
-    return outputs, float(loss.detach()), gradients, (recorder.calls if recorder else [])
+    return outputs, float(loss.detach()), gradients
 
 
 def _trial(model: Model, module: torch.nn.Module, initial: dict[str, torch.Tensor], batch: dict[str, torch.Tensor],
-           steps: int, device: torch.device) -> Trial:
+           steps: int) -> Trial:
     module.load_state_dict(initial)
-    output, loss, gradients, calls = _first_step(model, module, batch, record=True)
+    recorder = _RecordOutputs()
+    output, loss, gradients = _first_step(model, module, batch, recorder)
     module.load_state_dict(initial)
     optimizer = torch.optim.SGD(module.parameters(), lr=0.01, momentum=0.9)
-    losses, seconds = [], []
-    for _ in range(steps):
-        _synchronize(device)
-        start = time.perf_counter()
-        optimizer.zero_grad(set_to_none=True)
-        step_loss = model.loss(model.forward(module, batch), batch)
-        step_loss.backward()
-        optimizer.step()
-        _synchronize(device)
-        seconds.append(time.perf_counter() - start)
-        losses.append(float(step_loss.detach()))
-    return Trial(output, loss, gradients, losses, calls, seconds[1:] or seconds)
+    losses = [float(_train_step(model, module, batch, optimizer)) for _ in range(steps)]
+    return Trial(output, loss, gradients, losses, recorder.calls, recorder.truncated)
 
 
 @dataclasses.dataclass
@@ -275,8 +272,8 @@ def first_divergence(eager: Trial, backend: Trial, tolerance: Tolerance) -> Opti
 def _first_step_diverges(model: Model, module: torch.nn.Module, initial: dict[str, torch.Tensor],
                          batch: dict[str, torch.Tensor], eager: Trial, tolerance: Tolerance) -> bool:
     module.load_state_dict(initial)
-    output, loss, gradients, _ = _first_step(model, module, batch, record=False)
-    trial = Trial(output, loss, gradients, eager.losses, [], [])
+    output, loss, gradients = _first_step(model, module, batch)
+    trial = Trial(output, loss, gradients, eager.losses, [])
     return not all(check["passed"] for check in _compare(eager, trial, tolerance)[:3])
 
 
@@ -324,11 +321,11 @@ def compare(module: torch.nn.Module, *inputs: Any, loss: Optional[Callable[[Any]
 def _run(model: Model, module: torch.nn.Module, batch: dict[str, torch.Tensor], device: torch.device, steps: int,
          tolerance: Tolerance, include, exclude, results: Optional[str], force: bool, time_steps: int) -> dict[str, Any]:
     initial = copy.deepcopy(module.state_dict())
-    eager = _trial(model, module, initial, batch, steps, device)
+    eager = _trial(model, module, initial, batch, steps)
     with backendbench.enabled(include, exclude, results, force) as registered:
         module.load_state_dict(initial)
-        coverage = backendbench.coverage(lambda: _first_step(model, module, batch, record=False))
-        backend = _trial(model, module, initial, batch, steps, device)
+        coverage = backendbench.coverage(lambda: _first_step(model, module, batch))
+        backend = _trial(model, module, initial, batch, steps)
     checks = _compare(eager, backend, tolerance)
     matches = all(check["passed"] for check in checks)
 
@@ -341,6 +338,7 @@ def _run(model: Model, module: torch.nn.Module, batch: dict[str, torch.Tensor], 
     }
     if not matches:
         report["first_divergence"] = first_divergence(eager, backend, tolerance)
+        report["calls_truncated"] = eager.calls_truncated or backend.calls_truncated
         # Which kernels diverge on their own: each one that ran, enabled alone.
         alone = []
         for op in sorted(coverage.kernel_calls):
@@ -365,9 +363,7 @@ def _step_times(model, module, initial, batch, device, count, include, exclude, 
         for _ in range(count + 1):
             _synchronize(device)
             start = time.perf_counter()
-            optimizer.zero_grad(set_to_none=True)
-            model.loss(model.forward(module, batch), batch).backward()
-            optimizer.step()
+            _train_step(model, module, batch, optimizer)
             _synchronize(device)
             seconds.append(time.perf_counter() - start)
         return seconds[1:]
@@ -400,7 +396,8 @@ def format_report(report: dict[str, Any]) -> str:
     lines += ["    " + line for line in report["coverage_table"].splitlines()]
     if not report["matches"]:
         divergence = report["first_divergence"]
-        lines.append(f"  first divergence: {divergence['reason'] if divergence else 'none among the recorded calls'}")
+        unseen = " (recording stopped at 2 GiB of outputs)" if report["calls_truncated"] else ""
+        lines.append(f"  first divergence: {divergence['reason'] if divergence else 'none among the recorded calls' + unseen}")
         alone = report["diverging_kernels"]
         lines.append(f"  kernels that diverge enabled alone: {', '.join(alone) if alone else 'none (only together)'}")
     step = report["step_ms"]
