@@ -24,13 +24,13 @@ at::Tensor relu_calling_relu(const at::Tensor& self) { return at::relu(self) + 0
 // A kernel of another operator that calls an overridden one.
 at::Tensor sigmoid_calling_relu(const at::Tensor& self) { return at::relu(self) * 0 + 1 / (1 + at::exp(-self)); }
 
-OverrideChoice choice(const std::string& op, c10::KernelFunction kernel) {
+OverrideChoice choice(const std::string& op, DispatcherKernel kernel) {
   return {op, "impl1", "overrides_test.cpp", c10::DispatchKey::CPU, std::move(kernel)};
 }
 
 template <auto* function>
-c10::KernelFunction kernel_of() {
-  return c10::KernelFunction::makeFromUnboxedRuntimeFunction(function);
+DispatcherKernel kernel_of() {
+  return dispatcher_kernel_of<function>();
 }
 
 TEST(Overrides, EveryCallerRunsTheKernelUntilTheGuardIsGone) {
@@ -100,7 +100,7 @@ class FakeKernel : public Backend {
   c10::Device device(const Settings&) const override { return c10::Device(c10::kCPU); }
   Stack call(const c10::OperatorHandle&, Stack stack, c10::Device) const override { return stack; }
   std::string source() const override { return "fake.cpp"; }
-  std::optional<c10::KernelFunction> dispatcher_kernel() const override { return kernel_of<&relu_by_clamp>(); }
+  std::optional<DispatcherKernel> dispatcher_kernel() const override { return kernel_of<&relu_by_clamp>(); }
 };
 
 // A registry with relu impl1 and impl2, add.Tensor impl3 and add.out impl1.

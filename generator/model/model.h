@@ -43,7 +43,7 @@ struct KernelVariant {
 
   std::string name() const { return variant_name(number); }
   std::string function() const { return kernel_function(folder); }
-  // The variant's KernelFunction factory in its binding: backendbench_kernel_<op folder>_impl<N>.
+  // The variant's DispatcherKernel factory in its binding: backendbench_kernel_<op folder>_impl<N>.
   std::string binding_symbol() const;
   // Exported by a kernel's binding: its entries, under a name no other kernel's binding uses
   // (the one library holding every kernel lists them all through it).

@@ -74,10 +74,10 @@ class KernelLibraryBackend : public Backend {
     return is_cuda_ ? c10::Device(c10::DeviceType::CUDA, 0) : c10::Device(c10::DeviceType::CPU);
   }
   std::string source() const override { return source_; }
-  std::optional<c10::KernelFunction> dispatcher_kernel() const override { return kernel_; }
+  std::optional<DispatcherKernel> dispatcher_kernel() const override { return kernel_; }
   Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device device) const override {
     const c10::DispatchKey key = device.is_cuda() ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU;
-    kernel_.callBoxed(op, c10::DispatchKeySet(key), &stack);
+    kernel_.kernel.callBoxed(op, c10::DispatchKeySet(key), &stack);
     return stack;
   }
 
@@ -85,7 +85,7 @@ class KernelLibraryBackend : public Backend {
   std::string source_;
   bool is_cuda_;
   bool derived_;
-  c10::KernelFunction kernel_;
+  DispatcherKernel kernel_;
 };
 
 // impl2 before impl10.

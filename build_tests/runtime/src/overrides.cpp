@@ -14,42 +14,35 @@
 namespace backendbench {
 namespace {
 
-thread_local int overriding_kernels_running = 0;  // on this thread, now
+int& overriding_kernels_running() {
+  thread_local int running = 0;  // on this thread, now
+  return running;
+}
 
-// Marks an overriding kernel as running on this thread for its scope.
-class OverridingKernelScope {
+// Calls ATen's kernel as captured (SafeKernelFunction: boxed only, and it refuses a kernel
+// that has since been deregistered).
+class CapturedAtenKernel final : public c10::OperatorKernel {
  public:
-  OverridingKernelScope() { ++overriding_kernels_running; }
-  ~OverridingKernelScope() { --overriding_kernels_running; }
-  OverridingKernelScope(const OverridingKernelScope&) = delete;
-  OverridingKernelScope& operator=(const OverridingKernelScope&) = delete;
-};
-
-// What the dispatcher calls for an overridden operator: our kernel, or ATen's when an
-// overriding kernel is already running on this thread.
-class OverridingKernel final : public c10::OperatorKernel {
- public:
-  OverridingKernel(c10::KernelFunction kernel, c10::SafeKernelFunction aten, std::atomic<int64_t>* kernel_calls,
-                   std::atomic<int64_t>* aten_calls)
-      : kernel_(std::move(kernel)), aten_(std::move(aten)), kernel_calls_(kernel_calls), aten_calls_(aten_calls) {}
-
+  explicit CapturedAtenKernel(c10::SafeKernelFunction aten) : aten_(std::move(aten)) {}
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack) {
-    if (overriding_kernels_running > 0) {
-      aten_calls_->fetch_add(1, std::memory_order_relaxed);
-      aten_.callBoxed(op, keys, stack);
-      return;
-    }
-    kernel_calls_->fetch_add(1, std::memory_order_relaxed);
-    const OverridingKernelScope scope;
-    kernel_.callBoxed(op, keys, stack);
+    aten_.callBoxed(op, keys, stack);
   }
 
  private:
-  c10::KernelFunction kernel_;
   c10::SafeKernelFunction aten_;
-  std::atomic<int64_t>* kernel_calls_;
-  std::atomic<int64_t>* aten_calls_;
 };
+
+// ATen's kernel as a KernelFunction: its own, called unboxed, where libtorch's SafeKernelFunction
+// hands it out (kernelFunction(), newer libtorch); else a boxed call of the captured one.
+template <typename Safe>
+auto aten_kernel(const Safe& aten, int) -> decltype(c10::KernelFunction(aten.kernelFunction())) {
+  return aten.kernelFunction();
+}
+template <typename Safe>
+c10::KernelFunction aten_kernel(const Safe& aten, long) {
+  return c10::KernelFunction::makeFromBoxedKernel(
+      c10::BoxedKernel::makeFromFunctor(std::make_unique<CapturedAtenKernel>(aten)));
+}
 
 c10::DispatchKey key_of(const Backend& kernel) {
   return kernel.device(Settings()).is_cuda() ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU;
@@ -65,8 +58,7 @@ bool matches_any(const std::string& op_display, const std::vector<std::string>& 
 
 struct OverrideGuard::Registration {
   OverrideChoice choice;
-  std::atomic<int64_t> kernel_calls{0};
-  std::atomic<int64_t> aten_calls{0};
+  OverridingState state;  // read by the registered kernel: outlives the handle (declared first)
   std::optional<c10::RegistrationHandleRAII> handle;
 };
 
@@ -82,10 +74,9 @@ OverrideGuard::OverrideGuard(std::vector<OverrideChoice> choices) {
     }
     auto registration = std::make_unique<Registration>();
     // Captured before ours is registered: the dispatcher keeps it (shadowed) until we leave.
-    c10::SafeKernelFunction aten = op->getComputedKernelForDispatchKey(choice.key);
-    c10::KernelFunction overriding = c10::KernelFunction::makeFromBoxedKernel(c10::BoxedKernel::makeFromFunctor(
-        std::make_unique<OverridingKernel>(choice.kernel, std::move(aten), &registration->kernel_calls,
-                                           &registration->aten_calls)));
+    registration->state.aten = aten_kernel(op->getComputedKernelForDispatchKey(choice.key), 0);
+    registration->state.running_on_this_thread = &overriding_kernels_running;
+    c10::KernelFunction overriding = choice.kernel.overriding(*op, &registration->state);
     registration->handle.emplace(c10::Dispatcher::singleton().registerImpl(
         op->operator_name(), choice.key, std::move(overriding), std::nullopt, nullptr,
         "backendbench override: " + choice.backend + " (" + choice.source + ")"));
@@ -112,8 +103,8 @@ std::map<std::string, OverrideCalls> OverrideGuard::calls() const {
   std::map<std::string, OverrideCalls> counts;
   for (const auto& registration : registrations_) {
     OverrideCalls& count = counts[registration->choice.op_display];
-    count.kernel += registration->kernel_calls.load();
-    count.aten_inside_kernel += registration->aten_calls.load();
+    count.kernel += registration->state.kernel_calls.load();
+    count.aten_inside_kernel += registration->state.aten_calls.load();
   }
   return counts;
 }

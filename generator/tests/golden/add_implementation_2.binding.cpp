@@ -14,8 +14,8 @@ static_assert(backendbench::is_kernel_signature<at::Tensor(const at::Tensor&, co
               "generated_kernels/add/add_implementation_2.cpp: error: add_kernel_impl has the wrong signature for aten.add.Tensor; "
               "expected at::Tensor add_kernel_impl(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha)");
 
-static c10::KernelFunction backendbench_kernel_add__Tensor_impl2() {
-  return c10::KernelFunction::makeFromUnboxedRuntimeFunction(&add_kernel_impl);
+static backendbench::DispatcherKernel backendbench_kernel_add__Tensor_impl2() {
+  return backendbench::dispatcher_kernel_of<&add_kernel_impl>();
 }
 
 // aten.add_.Tensor served by add_kernel_impl (aten.add.Tensor): the result is written into 'self'.
@@ -25,8 +25,8 @@ static at::Tensor& add___Tensor_from_add_kernel_impl(at::Tensor& self, const at:
   return self;
 }
 
-static c10::KernelFunction backendbench_kernel_add___Tensor_impl2_from_add__Tensor() {
-  return c10::KernelFunction::makeFromUnboxedRuntimeFunction(&add___Tensor_from_add_kernel_impl);
+static backendbench::DispatcherKernel backendbench_kernel_add___Tensor_impl2_from_add__Tensor() {
+  return backendbench::dispatcher_kernel_of<&add___Tensor_from_add_kernel_impl>();
 }
 
 // aten.add.out served by add_kernel_impl (aten.add.Tensor): the result is written into 'out'.
@@ -37,8 +37,8 @@ static at::Tensor& add__out_from_add_kernel_impl(const at::Tensor& self, const a
   return out;
 }
 
-static c10::KernelFunction backendbench_kernel_add__out_impl2_from_add__Tensor() {
-  return c10::KernelFunction::makeFromUnboxedRuntimeFunction(&add__out_from_add_kernel_impl);
+static backendbench::DispatcherKernel backendbench_kernel_add__out_impl2_from_add__Tensor() {
+  return backendbench::dispatcher_kernel_of<&add__out_from_add_kernel_impl>();
 }
 
 static const backendbench::KernelEntry kKernelEntries[] = {

@@ -14,8 +14,8 @@ static_assert(backendbench::is_kernel_signature<at::Tensor(const at::Tensor&)>(&
               "generated_kernels/relu/relu_implementation_1.cpp: error: relu_kernel_impl has the wrong signature for aten.relu.default; "
               "expected at::Tensor relu_kernel_impl(const at::Tensor& self)");
 
-static c10::KernelFunction backendbench_kernel_relu__default_impl1() {
-  return c10::KernelFunction::makeFromUnboxedRuntimeFunction(&relu_kernel_impl);
+static backendbench::DispatcherKernel backendbench_kernel_relu__default_impl1() {
+  return backendbench::dispatcher_kernel_of<&relu_kernel_impl>();
 }
 
 static const backendbench::KernelEntry kKernelEntries[] = {

@@ -48,7 +48,7 @@ class Backend {
   virtual BoundCall bind(const c10::OperatorHandle& op, const Stack& inputs, c10::Device device) const;
   // The kernel as the dispatcher can register it (overrides.h); absent for backends that are
   // not a kernel of their own (the reference, the calibration backends).
-  virtual std::optional<c10::KernelFunction> dispatcher_kernel() const { return std::nullopt; }
+  virtual std::optional<DispatcherKernel> dispatcher_kernel() const { return std::nullopt; }
 
  private:
   std::string name_;

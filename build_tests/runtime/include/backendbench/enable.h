@@ -1,5 +1,5 @@
 // The backend as a C++ program uses it: the kernels that the backend library (built by
-// backendbench_add_backend; `backendbench::backend` from find_package(backendbench)) holds,
+// backendbench_add_backend; `backendbench::backend` in a project that add_subdirectory()s this one) holds,
 // registered with PyTorch's dispatcher while an Enabled guard lives. Every caller of an
 // overridden operator in the process (eager models, at::, torch.* from Python) runs the
 // kernel; the recursion rule, autograd and call counts are OverrideGuard's (overrides.h).

@@ -29,7 +29,7 @@ struct OverrideChoice {
   std::string backend;     // impl<N>
   std::string source;      // the kernel file
   c10::DispatchKey key = c10::DispatchKey::CPU;
-  c10::KernelFunction kernel;
+  DispatcherKernel kernel;
 };
 
 // How often each overridden operator ran our kernel, and how often ATen's (called from inside
