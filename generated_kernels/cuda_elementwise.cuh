@@ -21,6 +21,7 @@
 #include <ATen/ExpandUtils.h>
 #include <ATen/OpMathType.h>
 #include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/EmptyTensor.h>
 #include <c10/cuda/CUDAGuard.h>
 
 #include <algorithm>
@@ -225,6 +226,15 @@ __global__ void vector_kernel(VectorArgs<math_t, kInputs> args, scalar_t* out, i
   }
 }
 
+// True when every input is a contiguous CUDA tensor of exactly `shape` (nothing broadcast).
+template <typename Inputs>
+bool same_shape_contiguous(const Inputs& inputs, at::IntArrayRef shape) {
+  for (const at::Tensor& input : inputs) {
+    if (!input.is_cuda() || !input.is_contiguous() || input.sizes() != shape) return false;
+  }
+  return !inputs.empty();
+}
+
 // The strides of `input` broadcast to `shape` (0 along broadcast dimensions). Computed, not taken
 // from input.expand(shape): every ATen call on the host costs a dispatch, and an elementwise
 // kernel's host time is a few of them.
@@ -237,11 +247,14 @@ inline c10::DimVector broadcast_strides(const at::Tensor& input, at::IntArrayRef
 // decides; broadcast and size-1 dimensions tell nothing). A channels-last input, even a padded
 // one, gives a channels-last output, so neither side is read across the grain.
 inline at::Tensor output_like(const std::vector<at::Tensor>& inputs, at::IntArrayRef shape, at::ScalarType dtype) {
-  at::TensorOptions options = at::TensorOptions().dtype(dtype);
+  // The common case first, without the ordering below: every input a contiguous CUDA tensor of
+  // this shape (tiny inputs are host-bound, and every step on the host shows in their time).
+  if (same_shape_contiguous(inputs, shape)) return at::detail::empty_cuda(shape, dtype, inputs.front().device(), std::nullopt);
+  std::optional<c10::Device> device;
   std::vector<c10::DimVector> strides;
   for (const at::Tensor& input : inputs) {
     if (!input.is_cuda()) continue;
-    options = options.device(input.device());
+    device = input.device();
     strides.push_back(broadcast_strides(input, shape));
   }
   const int64_t rank = static_cast<int64_t>(shape.size());
@@ -264,7 +277,9 @@ inline at::Tensor output_like(const std::vector<at::Tensor>& inputs, at::IntArra
     out_strides[dim] = stride;
     stride *= std::max<int64_t>(shape[dim], 1);
   }
-  return at::empty_strided(shape, out_strides, options);
+  // CUDA's allocator directly, as ATen's own kernels allocate their outputs: at::empty_strided
+  // would add a trip through the dispatcher to every call, which tiny inputs feel.
+  return at::detail::empty_strided_cuda(shape, out_strides, dtype, device);
 }
 
 // Orders dimensions by the output's strides (innermost first), drops size-1 dimensions and merges
@@ -297,6 +312,20 @@ Geometry<kInputs> geometry_of(const at::Tensor& out, const std::array<c10::DimVe
   return geometry;
 }
 
+// The vector kernel over n elements: 16-byte packs when every pointer is 16-byte aligned.
+template <typename scalar_t, typename math_t, int kInputs, typename Op>
+void launch_vector(const VectorArgs<math_t, kInputs>& args, scalar_t* out, int64_t n, Op op, bool aligned,
+                   cudaStream_t stream) {
+  constexpr int kVector = std::max<int>(1, 16 / sizeof(scalar_t));
+  if (aligned) {
+    vector_kernel<scalar_t, math_t, kInputs, kVector><<<grid_for((n + kVector - 1) / kVector), kThreads, 0, stream>>>(
+        args, out, n, op);
+  } else {
+    vector_kernel<scalar_t, math_t, kInputs, 1><<<grid_for(n), kThreads, 0, stream>>>(args, out, n, op);
+  }
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
 // out[i] = op(inputs...[i]) with inputs broadcast to out's shape; op takes and returns math_t
 // (float for f16 and bf16, as ATen computes them). Inputs may be of any loadable dtype, and on the
 // CPU when they hold one value (a wrapped Python number); out is written in scalar_t.
@@ -307,6 +336,23 @@ void elementwise(const at::Tensor& out, std::array<at::Tensor, kInputs> inputs, 
   if (n == 0) return;
   const c10::cuda::CUDAGuard guard(out.device());
   const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
+  scalar_t* out_data = static_cast<scalar_t*>(out.data_ptr());
+
+  // Every tensor contiguous, of out's shape and type: the vector path with no geometry to work out.
+  bool all_of_out_type = true;
+  for (const at::Tensor& input : inputs) all_of_out_type &= input.scalar_type() == out.scalar_type();
+  if (all_of_out_type && out.is_contiguous() && same_shape_contiguous(inputs, out.sizes())) {
+    VectorArgs<math_t, kInputs> args;
+    bool aligned = reinterpret_cast<uintptr_t>(out_data) % 16 == 0;
+    for (int k = 0; k < kInputs; ++k) {
+      args.inputs[k].data = inputs[k].data_ptr();
+      args.inputs[k].type = inputs[k].scalar_type();
+      aligned &= reinterpret_cast<uintptr_t>(args.inputs[k].data) % 16 == 0;
+    }
+    launch_vector<scalar_t>(args, out_data, n, op, aligned, stream);
+    return;
+  }
+
   std::array<Operand<math_t>, kInputs> operands;
   std::array<c10::DimVector, kInputs> strides;
   for (int k = 0; k < kInputs; ++k) {
@@ -322,7 +368,6 @@ void elementwise(const at::Tensor& out, std::array<at::Tensor, kInputs> inputs, 
     strides[k] = broadcast_strides(input, out.sizes());
   }
   const Geometry<kInputs> geometry = geometry_of<kInputs>(out, strides);
-  scalar_t* out_data = static_cast<scalar_t*>(out.data_ptr());
 
   VectorArgs<math_t, kInputs> vector_args;
   bool vectorizable = geometry.dims <= 1, aligned = reinterpret_cast<uintptr_t>(out_data) % 16 == 0;
@@ -335,14 +380,7 @@ void elementwise(const at::Tensor& out, std::array<at::Tensor, kInputs> inputs, 
     aligned &= vector_args.single_value[k] || reinterpret_cast<uintptr_t>(operands[k].data) % 16 == 0;
   }
   if (vectorizable) {
-    constexpr int kVector = std::max<int>(1, 16 / sizeof(scalar_t));
-    if (aligned) {
-      vector_kernel<scalar_t, math_t, kInputs, kVector><<<grid_for((n + kVector - 1) / kVector), kThreads, 0, stream>>>(
-          vector_args, out_data, n, op);
-    } else {
-      vector_kernel<scalar_t, math_t, kInputs, 1><<<grid_for(n), kThreads, 0, stream>>>(vector_args, out_data, n, op);
-    }
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    launch_vector<scalar_t>(vector_args, out_data, n, op, aligned, stream);
     return;
   }
 

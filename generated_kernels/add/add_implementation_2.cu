@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
 #include <ATen/ExpandUtils.h>
+#include <ATen/native/TypeProperties.h>
 
 #include "cuda_elementwise.cuh"
 
@@ -19,7 +20,12 @@ struct AddScaled {
 
 at::Tensor add_kernel_impl(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
   TORCH_CHECK(self.is_cuda() || other.is_cuda(), "add_implementation_2 runs on CUDA tensors");
-  const at::ScalarType dtype = at::result_type(self, other);
+  // Type promotion as ATen's own, without at::result_type's trip through the dispatcher (tiny
+  // inputs are host-bound).
+  at::native::ResultTypeState promotion;
+  promotion = at::native::update_result_type_state(self, promotion);
+  promotion = at::native::update_result_type_state(other, promotion);
+  const at::ScalarType dtype = at::native::result_type(promotion);
   const std::vector<int64_t> shape = at::infer_size(self.sizes(), other.sizes());
   at::Tensor output = example_kernels::cuda::output_like({self, other}, shape, dtype);
   AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dtype, "add_cuda", [&] {

@@ -210,17 +210,23 @@ double Timer::host_synchronized_seconds(const MakeInputs& make, const Call& call
 }
 
 double Timer::hidden_work_seconds(const MakeInputs& make, const Call& reference, const Call& kernel) {
-  Samples reference_host, kernel_host, reference_events, kernel_events;
-  for (int i = 0; i < 5; ++i) {
-    reference_host.add(host_synchronized_seconds(make, reference));
-    kernel_host.add(host_synchronized_seconds(make, kernel));
-    reference_events.add(time(make, reference));
-    kernel_events.add(time(make, kernel));
+  constexpr int kMeasurements = 3;
+  double smallest = 0;
+  for (int measurement = 0; measurement < kMeasurements; ++measurement) {
+    Samples reference_host, kernel_host, reference_events, kernel_events;
+    for (int i = 0; i < 5; ++i) {
+      reference_host.add(host_synchronized_seconds(make, reference));
+      kernel_host.add(host_synchronized_seconds(make, kernel));
+      reference_events.add(time(make, reference));
+      kernel_events.add(time(make, kernel));
+    }
+    const double reference_excess = reference_host.median_seconds() - reference_events.median_seconds();
+    const double kernel_excess = kernel_host.median_seconds() - kernel_events.median_seconds();
+    const double hidden = kernel_excess - reference_excess;
+    if (hidden <= std::max(20e-6, 0.25 * kernel_events.median_seconds())) return 0;
+    smallest = measurement == 0 ? hidden : std::min(smallest, hidden);
   }
-  const double reference_excess = reference_host.median_seconds() - reference_events.median_seconds();
-  const double kernel_excess = kernel_host.median_seconds() - kernel_events.median_seconds();
-  const double hidden = kernel_excess - reference_excess;
-  return hidden > std::max(20e-6, 0.25 * kernel_events.median_seconds()) ? hidden : 0;
+  return smallest;
 }
 
 }  // namespace backendbench

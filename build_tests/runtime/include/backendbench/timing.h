@@ -83,7 +83,9 @@ class Timer {
   // Work a kernel leaves outside the current stream (another stream or device), which events
   // on the current stream miss: the host-timed call with every device synchronised, minus the
   // event-timed call, compared with the same difference for the reference. Returns the excess
-  // in seconds when it is beyond noise (20 µs and a quarter of the kernel's time), else 0.
+  // in seconds when it is beyond noise (20 µs and a quarter of the kernel's time) in each of
+  // three measurements (the smallest of them), else 0: work on another stream costs every call,
+  // while a host that stalls once (a shared machine) shows in one measurement only.
   double hidden_work_seconds(const MakeInputs& make, const Call& reference, const Call& kernel);
 
  private:
