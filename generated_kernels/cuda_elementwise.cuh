@@ -312,12 +312,30 @@ Geometry<kInputs> geometry_of(const at::Tensor& out, const std::array<c10::DimVe
   return geometry;
 }
 
+// A few elements (at most one block's worth): one per thread, the least code and no loop, so a
+// launch that is mostly latency has the least to wait for.
+template <typename scalar_t, typename math_t, int kInputs, typename Op>
+__global__ void small_kernel(VectorArgs<math_t, kInputs> args, scalar_t* out, int n, Op op) {
+  const int i = threadIdx.x;
+  if (i >= n) return;
+  math_t values[kInputs];
+#pragma unroll
+  for (int k = 0; k < kInputs; ++k) {
+    const Operand<math_t>& input = args.inputs[k];
+    values[k] = !input.data ? input.constant
+                            : static_cast<math_t>(static_cast<const scalar_t*>(input.data)[args.single_value[k] ? 0 : i]);
+  }
+  out[i] = static_cast<scalar_t>(apply(op, values));
+}
+
 // The vector kernel over n elements: 16-byte packs when every pointer is 16-byte aligned.
 template <typename scalar_t, typename math_t, int kInputs, typename Op>
 void launch_vector(const VectorArgs<math_t, kInputs>& args, scalar_t* out, int64_t n, Op op, bool aligned,
                    cudaStream_t stream) {
   constexpr int kVector = std::max<int>(1, 16 / sizeof(scalar_t));
-  if (aligned) {
+  if (n <= kThreads) {
+    small_kernel<scalar_t, math_t, kInputs><<<1, static_cast<int>((n + 31) / 32 * 32), 0, stream>>>(args, out, static_cast<int>(n), op);
+  } else if (aligned) {
     vector_kernel<scalar_t, math_t, kInputs, kVector><<<grid_for((n + kVector - 1) / kVector), kThreads, 0, stream>>>(
         args, out, n, op);
   } else {
