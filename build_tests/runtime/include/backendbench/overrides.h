@@ -7,6 +7,8 @@
 // (OperatorHandle::getComputedKernelForDispatchKey). A kernel that calls at::relu inside its
 // relu, or another overridden operator, gets ATen's, never itself or another override.
 // Autograd is untouched: the overrides sit below the autograd keys, as ATen's kernels do.
+// A registered kernel is called unboxed, with the operator's own argument types, through the
+// OverridingKernel its binding instantiates (kernel_binding.h), which applies this rule.
 #pragma once
 
 #include <ATen/core/dispatch/Dispatcher.h>
