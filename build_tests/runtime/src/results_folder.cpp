@@ -1,0 +1,254 @@
+// BackendBench's result files from verdicts; see results_folder.h for what differs and why.
+#include "backendbench/results_folder.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+#include "backendbench/files.h"
+
+namespace backendbench {
+namespace {
+
+bool is_performance(const Verdict& verdict) { return verdict.frontend == "bench"; }
+
+std::string first_error(const Verdict& verdict) { return verdict.errors.empty() ? "" : verdict.errors.front(); }
+
+// What kind of failure: the checks that failed, else the disqualifying flags, else "error".
+std::string error_type(const Verdict& verdict) {
+  if (verdict.passed()) return "";
+  std::string kinds;
+  auto add = [&](const std::string& kind) { kinds += (kinds.empty() ? "" : ",") + kind; };
+  for (const CheckOutcome& check : verdict.checks) {
+    if (!check.passed) add(check.check);
+  }
+  for (const char* flag : {"suspect", "hidden_work", "wrong_when_timed"}) {
+    if (kinds.empty() && verdict.has_flag(flag)) add(flag);
+  }
+  return kinds.empty() ? "error" : kinds;
+}
+
+nlohmann::json number_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
+
+// A performance test's speedup as every figure counts it: a failed one is 1.0.
+double counted_speedup(const Verdict& verdict) {
+  return verdict.passed() && verdict.timing && verdict.timing->speedup > 0 ? verdict.timing->speedup : 1.0;
+}
+
+nlohmann::json record_of(const Verdict& verdict) {
+  nlohmann::json record = {{"op_name", verdict.op}, {"args", verdict.arguments}};
+  if (is_performance(verdict)) {
+    const bool timed = verdict.timing.has_value();
+    record["speedup"] = timed ? number_or_null(verdict.timing->speedup) : nlohmann::json(0.0);
+    record["benchmark_time_ms"] = timed ? number_or_null(verdict.timing->kernel_us / 1e3) : nlohmann::json();
+    record["reference_time_ms"] = timed ? number_or_null(verdict.timing->reference_us / 1e3) : nlohmann::json();
+    record["error_msg"] = first_error(verdict);
+    record["successfully_ran"] = verdict.passed();
+    record["test_type"] = "performance";
+  } else {
+    record["is_correct"] = verdict.passed();
+    record["error_msg"] = first_error(verdict);
+    record["error_type"] = error_type(verdict);
+    record["traceback"] = "";
+    record["max_abs_error"] = number_or_null(verdict.max_abs_error);
+    record["max_rel_error"] = number_or_null(verdict.max_rel_error);
+    record["test_type"] = "correctness";
+  }
+  record["backend"] = verdict.backend;
+  record["suite"] = verdict.suite;
+  record["case"] = verdict.case_name;
+  return record;
+}
+
+// The verdicts that count (skipped ones do not), ordered as the original orders its records:
+// by operator, then arguments; then backend and test type, so that the order is total.
+std::vector<const Verdict*> ordered(const std::vector<Verdict>& verdicts) {
+  std::vector<const Verdict*> kept;
+  for (const Verdict& verdict : verdicts) {
+    if (verdict.status != Verdict::Status::kSkipped) kept.push_back(&verdict);
+  }
+  std::stable_sort(kept.begin(), kept.end(), [](const Verdict* a, const Verdict* b) {
+    return std::make_tuple(a->op, a->arguments, a->backend, is_performance(*a)) <
+           std::make_tuple(b->op, b->arguments, b->backend, is_performance(*b));
+  });
+  return kept;
+}
+
+// Shortest text that reads back as the same double; "" for a value that is not a finite number.
+std::string number_text(double value) {
+  if (!std::isfinite(value)) return "";
+  char text[64];
+  const auto result = std::to_chars(text, text + sizeof(text), value);
+  return std::string(text, result.ptr);
+}
+
+// One (operator, backend) row's tests.
+struct Row {
+  int correctness = 0, performance = 0, passed_correctness = 0, passed_performance = 0;
+  double max_abs_error = NAN, max_rel_error = NAN;
+  std::vector<double> speedups;  // counted_speedup per performance test
+  bool correct() const { return passed_correctness == correctness; }  // none: correct, as the original
+  double correctness_ratio() const { return correctness ? double(passed_correctness) / correctness : NAN; }
+  double geomean_speedup() const {
+    if (speedups.empty()) return NAN;
+    double sum = 0;
+    for (double speedup : speedups) sum += std::log(speedup);
+    return std::exp(sum / static_cast<double>(speedups.size()));
+  }
+  double mean_speedup() const {
+    if (speedups.empty()) return NAN;
+    double sum = 0;
+    for (double speedup : speedups) sum += speedup;
+    return sum / static_cast<double>(speedups.size());
+  }
+};
+
+using RowKey = std::pair<std::string, std::string>;  // (operator, backend)
+
+std::map<RowKey, Row> rows_of(const std::vector<const Verdict*>& verdicts) {
+  std::map<RowKey, Row> rows;
+  auto larger = [](double current, double value) { return std::isnan(current) ? value : std::max(current, value); };
+  for (const Verdict* verdict : verdicts) {
+    Row& row = rows[{verdict->op, verdict->backend}];
+    if (is_performance(*verdict)) {
+      ++row.performance;
+      row.passed_performance += verdict->passed();
+      row.speedups.push_back(counted_speedup(*verdict));
+    } else {
+      ++row.correctness;
+      row.passed_correctness += verdict->passed();
+      row.max_abs_error = larger(row.max_abs_error, verdict->max_abs_error);
+      row.max_rel_error = larger(row.max_rel_error, verdict->max_rel_error);
+    }
+  }
+  return rows;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string operator_summary_csv(const std::map<RowKey, Row>& rows) {
+  std::string csv =
+      "operator,total_tests,correctness_tests,performance_tests,passed_correctness_tests,passed_performance_tests,"
+      "failed_correctness_tests,failed_performance_tests,correctness_rate,avg_speedup,geomean_speedup,"
+      "max_absolute_error,max_relative_error,backend\n";
+  for (const auto& [key, row] : rows) {
+    const std::vector<std::string> fields = {
+        csv_field(key.first), std::to_string(row.correctness + row.performance), std::to_string(row.correctness),
+        std::to_string(row.performance), std::to_string(row.passed_correctness), std::to_string(row.passed_performance),
+        std::to_string(row.correctness - row.passed_correctness), std::to_string(row.performance - row.passed_performance),
+        number_text(row.correctness_ratio()), number_text(row.mean_speedup()), number_text(row.geomean_speedup()),
+        number_text(row.max_abs_error), number_text(row.max_rel_error), csv_field(key.second)};
+    for (size_t i = 0; i < fields.size(); ++i) csv += (i ? "," : "") + fields[i];
+    csv += "\n";
+  }
+  return csv;
+}
+
+std::string formatted(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof(text), format, value);
+  return text;
+}
+
+std::string overall_summary_md(const std::map<RowKey, Row>& rows, const std::string& command, double p) {
+  // Scores as the original computes them: correctness binary per row, performance the geomean
+  // over rows of their geomean speedups, perf@p the rows correct and faster than p.
+  double correct = 0, log_sum = 0, fast = 0;
+  int timed = 0;
+  for (const auto& [key, row] : rows) {
+    correct += row.correct();
+    const double speedup = row.geomean_speedup();
+    if (!std::isnan(speedup)) {
+      log_sum += std::log(speedup);
+      ++timed;
+    }
+    fast += row.correct() && speedup > p;
+  }
+  const double count = static_cast<double>(rows.size());
+  auto score = [](double value) { return std::isnan(value) ? std::string("N/A") : formatted("%.2f", value); };
+  std::string md = "# BackendBench Run Summary\n\n## Command\n\n```bash\n" + command + "\n```\n\n";
+  md += "## Summary\n\n| Metric | Value |\n|--------|-------|\n";
+  md += "| Correctness Score | " + score(rows.empty() ? NAN : correct / count) + " |\n";
+  md += "| Performance Score (geomean speedup) | " + score(timed ? std::exp(log_sum / timed) : NAN) + " |\n";
+  md += "| Perf@" + number_text(p) + " Score | " + score(timed ? fast / count : NAN) + " |\n\n";
+  md += "### Metric Descriptions\n\n"
+        "- **Correctness Score**: the fraction of operators (one row per operator and backend) that "
+        "passed every correctness test.\n"
+        "- **Performance Score**: the geometric mean over operators of each one's geometric-mean speedup "
+        "over eager ATen; a failed performance test counts as 1.0.\n"
+        "- **Perf@p Score**: the fraction of operators that are correct and whose speedup is above p.\n\n";
+  md += "## Output Files\n\n"
+        "- `full_results.json`: every test's record\n"
+        "- `operator_summary.csv`: one row per operator and backend\n"
+        "- `failed_tests.json`: the records of the tests that failed\n"
+        "- `OVERALL_SUMMARY.md`: this summary\n\n";
+  md += "## Operator Speedups vs Eager\n\n| Operator | Correctness Ratio | Speedup vs Eager |\n"
+        "|----------|-------------------|------------------|\n";
+  std::vector<std::pair<const RowKey*, const Row*>> sorted;
+  for (const auto& [key, row] : rows) sorted.push_back({&key, &row});
+  // By speedup, then correctness, as numbers (a row without a figure last), then by name.
+  auto order = [](double value) { return std::isnan(value) ? -1.0 : value; };
+  std::stable_sort(sorted.begin(), sorted.end(), [&](const auto& a, const auto& b) {
+    return std::make_tuple(order(b.second->geomean_speedup()), order(b.second->correctness_ratio())) <
+           std::make_tuple(order(a.second->geomean_speedup()), order(a.second->correctness_ratio()));
+  });
+  for (const auto& [key, row] : sorted) {
+    const double ratio = row->correctness_ratio(), speedup = row->geomean_speedup();
+    md += "| " + key->first + " (" + key->second + ") | " +
+          (std::isnan(ratio) ? std::string("N/A") : formatted("%.4f%%", 100 * ratio)) + " | " +
+          (std::isnan(speedup) ? std::string("N/A") : formatted("%.4fx", speedup)) + " |\n";
+  }
+  return md;
+}
+
+void write_whole(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".partial";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error(temporary + ": error: cannot write; expected a writable folder");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string cause = std::strerror(errno);
+    std::remove(temporary.c_str());
+    throw std::runtime_error(path + ": error: cannot move the written file into place (" + cause + ")");
+  }
+}
+
+}  // namespace
+
+OriginalFiles original_files(const std::vector<Verdict>& verdicts, const std::string& command, double p) {
+  const std::vector<const Verdict*> kept = ordered(verdicts);
+  nlohmann::json all = nlohmann::json::array(), failed = nlohmann::json::array();
+  for (const Verdict* verdict : kept) {
+    all.push_back(record_of(*verdict));
+    if (!verdict->passed()) failed.push_back(all.back());
+  }
+  const std::map<RowKey, Row> rows = rows_of(kept);
+  return {all.dump(2) + "\n", operator_summary_csv(rows), failed.dump(2) + "\n", overall_summary_md(rows, command, p)};
+}
+
+void write_original_files(const std::string& directory, const OriginalFiles& files) {
+  files::make_directories(directory);
+  write_whole(directory + "/full_results.json", files.full_results_json);
+  write_whole(directory + "/operator_summary.csv", files.operator_summary_csv);
+  write_whole(directory + "/failed_tests.json", files.failed_tests_json);
+  write_whole(directory + "/OVERALL_SUMMARY.md", files.overall_summary_md);
+}
+
+}  // namespace backendbench
