@@ -42,6 +42,7 @@ std::shared_ptr<void> enable(int64_t how) {
   if (how == 0) {
     std::vector<backendbench::OverrideChoice> choices;
     for (const c10::DispatchKey key : {c10::DispatchKey::CPU, c10::DispatchKey::CUDA}) {
+      if (key == c10::DispatchKey::CUDA && !torch::cuda::is_available()) continue;  // a CPU-only libtorch has no kernel there
       choices.push_back({"relu.default", "aten", "at::native::relu", key, backendbench::dispatcher_kernel_of<&atens_own_relu>()});
     }
     return std::make_shared<backendbench::OverrideGuard>(std::move(choices));

@@ -5,6 +5,7 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include <algorithm>
+#include <limits>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -211,7 +212,7 @@ double Timer::host_synchronized_seconds(const MakeInputs& make, const Call& call
 
 double Timer::hidden_work_seconds(const MakeInputs& make, const Call& reference, const Call& kernel) {
   constexpr int kMeasurements = 3;
-  double smallest = 0;
+  double smallest = std::numeric_limits<double>::infinity();
   for (int measurement = 0; measurement < kMeasurements; ++measurement) {
     Samples reference_host, kernel_host, reference_events, kernel_events;
     for (int i = 0; i < 5; ++i) {
@@ -224,7 +225,7 @@ double Timer::hidden_work_seconds(const MakeInputs& make, const Call& reference,
     const double kernel_excess = kernel_host.median_seconds() - kernel_events.median_seconds();
     const double hidden = kernel_excess - reference_excess;
     if (hidden <= std::max(20e-6, 0.25 * kernel_events.median_seconds())) return 0;
-    smallest = measurement == 0 ? hidden : std::min(smallest, hidden);
+    smallest = std::min(smallest, hidden);
   }
   return smallest;
 }
