@@ -262,7 +262,7 @@ function(backendbench_add_suite)
   endforeach()
   add_custom_command(
     OUTPUT "${out}/generate.stamp"
-    BYPRODUCTS ${cases} "${out}/ctest.cmake" "${out}/excluded.csv"
+    BYPRODUCTS ${cases} "${out}/ctest.cmake" "${out}/excluded.csv" "${out}/suite.json"
     COMMAND backendbench::generator suite --name "${ARG_NAME}" --traces ${ARG_TRACES} --output "${out}"
             --templates "${_backendbench_templates_dir}" --kernels "${kernels_dir}" ${skip_cuda}
             --shards "${ARG_SHARDS}" --test-executable "${CMAKE_BINARY_DIR}/${executable}"

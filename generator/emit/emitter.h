@@ -30,8 +30,9 @@ class Emitter {
  public:
   explicit Emitter(std::string templates_directory);
 
-  // Into a writer rooted at the suite's folder: cases_<k>.cpp for k < shards, ctest.cmake, and excluded.csv (operator, arguments, location, reason: one row per
-  // excluded input, for people and tools to read).
+  // Into a writer rooted at the suite's folder: cases_<k>.cpp for k < shards, ctest.cmake,
+  // excluded.csv (operator, arguments, location, reason: one row per excluded input, for people
+  // and tools to read), and suite.json (operators, cases and each entry's backends, for tools).
   void emit_suite(const model::Suite& suite, const SuiteOutputOptions& options, OutputWriter& writer) const;
   // Into a writer rooted at the kernels folder: <folder>/<stem>.binding.cpp (.cu for CUDA).
   // `derived`: the variants derived from this kernel (model::derive_variants), with their
@@ -49,6 +50,7 @@ class Emitter {
   static std::string kernel_index_file();
   static std::string suite_ctest_file();
   static std::string suite_exclusions_file();
+  static std::string suite_manifest_file();
   static std::string kernel_binding_file(const model::KernelVariant& kernel);
 
  private:
