@@ -15,11 +15,10 @@
 #include <tuple>
 
 #include "backendbench/files.h"
+#include "backendbench/run_scores.h"
 
 namespace backendbench {
 namespace {
-
-bool is_performance(const Verdict& verdict) { return verdict.frontend == "bench"; }
 
 std::string first_error(const Verdict& verdict) { return verdict.errors.empty() ? "" : verdict.errors.front(); }
 
@@ -39,14 +38,9 @@ std::string error_type(const Verdict& verdict) {
 
 nlohmann::json number_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
 
-// A performance test's speedup as every figure counts it: a failed one is 1.0.
-double counted_speedup(const Verdict& verdict) {
-  return verdict.passed() && verdict.timing && verdict.timing->speedup > 0 ? verdict.timing->speedup : 1.0;
-}
-
 nlohmann::json record_of(const Verdict& verdict) {
   nlohmann::json record = {{"op_name", verdict.op}, {"args", verdict.arguments}};
-  if (is_performance(verdict)) {
+  if (is_performance_test(verdict)) {
     const bool timed = verdict.timing.has_value();
     record["speedup"] = timed ? number_or_null(verdict.timing->speedup) : nlohmann::json(0.0);
     record["benchmark_time_ms"] = timed ? number_or_null(verdict.timing->kernel_us / 1e3) : nlohmann::json();
@@ -77,8 +71,8 @@ std::vector<const Verdict*> ordered(const std::vector<Verdict>& verdicts) {
     if (verdict.status != Verdict::Status::kSkipped) kept.push_back(&verdict);
   }
   std::stable_sort(kept.begin(), kept.end(), [](const Verdict* a, const Verdict* b) {
-    return std::make_tuple(a->op, a->arguments, a->backend, is_performance(*a)) <
-           std::make_tuple(b->op, b->arguments, b->backend, is_performance(*b));
+    return std::make_tuple(a->op, a->arguments, a->backend, is_performance_test(*a)) <
+           std::make_tuple(b->op, b->arguments, b->backend, is_performance_test(*b));
   });
   return kept;
 }
@@ -91,48 +85,6 @@ std::string number_text(double value) {
   return std::string(text, result.ptr);
 }
 
-// One (operator, backend) row's tests.
-struct Row {
-  int correctness = 0, performance = 0, passed_correctness = 0, passed_performance = 0;
-  double max_abs_error = NAN, max_rel_error = NAN;
-  std::vector<double> speedups;  // counted_speedup per performance test
-  bool correct() const { return passed_correctness == correctness; }  // none: correct, as the original
-  double correctness_ratio() const { return correctness ? double(passed_correctness) / correctness : NAN; }
-  double geomean_speedup() const {
-    if (speedups.empty()) return NAN;
-    double sum = 0;
-    for (double speedup : speedups) sum += std::log(speedup);
-    return std::exp(sum / static_cast<double>(speedups.size()));
-  }
-  double mean_speedup() const {
-    if (speedups.empty()) return NAN;
-    double sum = 0;
-    for (double speedup : speedups) sum += speedup;
-    return sum / static_cast<double>(speedups.size());
-  }
-};
-
-using RowKey = std::pair<std::string, std::string>;  // (operator, backend)
-
-std::map<RowKey, Row> rows_of(const std::vector<const Verdict*>& verdicts) {
-  std::map<RowKey, Row> rows;
-  auto larger = [](double current, double value) { return std::isnan(current) ? value : std::max(current, value); };
-  for (const Verdict* verdict : verdicts) {
-    Row& row = rows[{verdict->op, verdict->backend}];
-    if (is_performance(*verdict)) {
-      ++row.performance;
-      row.passed_performance += verdict->passed();
-      row.speedups.push_back(counted_speedup(*verdict));
-    } else {
-      ++row.correctness;
-      row.passed_correctness += verdict->passed();
-      row.max_abs_error = larger(row.max_abs_error, verdict->max_abs_error);
-      row.max_rel_error = larger(row.max_rel_error, verdict->max_rel_error);
-    }
-  }
-  return rows;
-}
-
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string quoted = "\"";
@@ -140,18 +92,20 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
-std::string operator_summary_csv(const std::map<RowKey, Row>& rows) {
+std::string operator_summary_csv(const std::vector<OperatorResult>& rows) {
   std::string csv =
       "operator,total_tests,correctness_tests,performance_tests,passed_correctness_tests,passed_performance_tests,"
       "failed_correctness_tests,failed_performance_tests,correctness_rate,avg_speedup,geomean_speedup,"
       "max_absolute_error,max_relative_error,backend\n";
-  for (const auto& [key, row] : rows) {
+  for (const OperatorResult& row : rows) {
     const std::vector<std::string> fields = {
-        csv_field(key.first), std::to_string(row.correctness + row.performance), std::to_string(row.correctness),
-        std::to_string(row.performance), std::to_string(row.passed_correctness), std::to_string(row.passed_performance),
-        std::to_string(row.correctness - row.passed_correctness), std::to_string(row.performance - row.passed_performance),
+        csv_field(row.op), std::to_string(row.correctness_tests + row.performance_tests),
+        std::to_string(row.correctness_tests), std::to_string(row.performance_tests),
+        std::to_string(row.passed_correctness), std::to_string(row.passed_performance),
+        std::to_string(row.correctness_tests - row.passed_correctness),
+        std::to_string(row.performance_tests - row.passed_performance),
         number_text(row.correctness_ratio()), number_text(row.mean_speedup()), number_text(row.geomean_speedup()),
-        number_text(row.max_abs_error), number_text(row.max_rel_error), csv_field(key.second)};
+        number_text(row.max_abs_error), number_text(row.max_rel_error), csv_field(row.backend)};
     for (size_t i = 0; i < fields.size(); ++i) csv += (i ? "," : "") + fields[i];
     csv += "\n";
   }
@@ -164,27 +118,14 @@ std::string formatted(const char* format, double value) {
   return text;
 }
 
-std::string overall_summary_md(const std::map<RowKey, Row>& rows, const std::string& command, double p) {
-  // Scores as the original computes them: correctness binary per row, performance the geomean
-  // over rows of their geomean speedups, perf@p the rows correct and faster than p.
-  double correct = 0, log_sum = 0, fast = 0;
-  int timed = 0;
-  for (const auto& [key, row] : rows) {
-    correct += row.correct();
-    const double speedup = row.geomean_speedup();
-    if (!std::isnan(speedup)) {
-      log_sum += std::log(speedup);
-      ++timed;
-    }
-    fast += row.correct() && speedup > p;
-  }
-  const double count = static_cast<double>(rows.size());
+std::string overall_summary_md(const std::vector<OperatorResult>& rows, const std::string& command, double p) {
+  const RunScore run = run_score(rows, p);
   auto score = [](double value) { return std::isnan(value) ? std::string("N/A") : formatted("%.2f", value); };
   std::string md = "# BackendBench Run Summary\n\n## Command\n\n```bash\n" + command + "\n```\n\n";
   md += "## Summary\n\n| Metric | Value |\n|--------|-------|\n";
-  md += "| Correctness Score | " + score(rows.empty() ? NAN : correct / count) + " |\n";
-  md += "| Performance Score (geomean speedup) | " + score(timed ? std::exp(log_sum / timed) : NAN) + " |\n";
-  md += "| Perf@" + number_text(p) + " Score | " + score(timed ? fast / count : NAN) + " |\n\n";
+  md += "| Correctness Score | " + score(run.correctness) + " |\n";
+  md += "| Performance Score (geomean speedup) | " + score(run.performance) + " |\n";
+  md += "| Perf@" + number_text(p) + " Score | " + score(run.perf_at_p) + " |\n\n";
   md += "### Metric Descriptions\n\n"
         "- **Correctness Score**: the fraction of operators (one row per operator and backend) that "
         "passed every correctness test.\n"
@@ -198,17 +139,17 @@ std::string overall_summary_md(const std::map<RowKey, Row>& rows, const std::str
         "- `OVERALL_SUMMARY.md`: this summary\n\n";
   md += "## Operator Speedups vs Eager\n\n| Operator | Correctness Ratio | Speedup vs Eager |\n"
         "|----------|-------------------|------------------|\n";
-  std::vector<std::pair<const RowKey*, const Row*>> sorted;
-  for (const auto& [key, row] : rows) sorted.push_back({&key, &row});
+  std::vector<const OperatorResult*> sorted;
+  for (const OperatorResult& row : rows) sorted.push_back(&row);
   // By speedup, then correctness, as numbers (a row without a figure last), then by name.
   auto order = [](double value) { return std::isnan(value) ? -1.0 : value; };
   std::stable_sort(sorted.begin(), sorted.end(), [&](const auto& a, const auto& b) {
-    return std::make_tuple(order(b.second->geomean_speedup()), order(b.second->correctness_ratio())) <
-           std::make_tuple(order(a.second->geomean_speedup()), order(a.second->correctness_ratio()));
+    return std::make_tuple(order(b->geomean_speedup()), order(b->correctness_ratio())) <
+           std::make_tuple(order(a->geomean_speedup()), order(a->correctness_ratio()));
   });
-  for (const auto& [key, row] : sorted) {
+  for (const OperatorResult* row : sorted) {
     const double ratio = row->correctness_ratio(), speedup = row->geomean_speedup();
-    md += "| " + key->first + " (" + key->second + ") | " +
+    md += "| " + row->op + " (" + row->backend + ") | " +
           (std::isnan(ratio) ? std::string("N/A") : formatted("%.4f%%", 100 * ratio)) + " | " +
           (std::isnan(speedup) ? std::string("N/A") : formatted("%.4fx", speedup)) + " |\n";
   }
@@ -239,7 +180,7 @@ OriginalFiles original_files(const std::vector<Verdict>& verdicts, const std::st
     all.push_back(record_of(*verdict));
     if (!verdict->passed()) failed.push_back(all.back());
   }
-  const std::map<RowKey, Row> rows = rows_of(kept);
+  const std::vector<OperatorResult> rows = operator_results(verdicts);
   return {all.dump(2) + "\n", operator_summary_csv(rows), failed.dump(2) + "\n", overall_summary_md(rows, command, p)};
 }
 

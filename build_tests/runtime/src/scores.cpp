@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "backendbench/backend.h"
+#include "backendbench/run_scores.h"
 
 namespace backendbench {
 namespace {
@@ -41,9 +42,8 @@ Summary summarize(const std::vector<Verdict>& verdicts) {
     row.backend = verdict.backend;
     groups[key] = group;
     ++row.cases;
-    const bool counted = verdict.passed() && verdict.timing && verdict.timing->speedup > 0;
-    if (!counted) ++row.failed;
-    logs[key].push_back(counted ? std::log(verdict.timing->speedup) : 0.0);  // failed: 1.0
+    if (!(verdict.passed() && verdict.timing && verdict.timing->speedup > 0)) ++row.failed;
+    logs[key].push_back(std::log(counted_speedup(verdict)));
   }
   std::map<std::string, std::vector<const OperatorScore*>> members;
   for (auto& [key, row] : rows) {

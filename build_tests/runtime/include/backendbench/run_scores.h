@@ -1,0 +1,47 @@
+// A run's results per (operator, backend) and its scores, as BackendBench defines them (the one
+// place these rules live; the results folder, the backendbench command and its report use them):
+// - the tests' verdicts are correctness tests, ./bench's performance tests; skipped ones are not
+//   counted;
+// - a performance test's speedup is reference time / kernel time, and a failed one counts as
+//   1.0 (counted_speedup);
+// - a row is correct when it passed every correctness test (none: correct, as the original);
+// - the correctness score is the fraction of correct rows, the performance score the geometric
+//   mean over rows of their geometric-mean speedups, perf@p the fraction of rows that are correct
+//   and faster than p (KernelBench's fast_p).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "backendbench/verdict.h"
+
+namespace backendbench {
+
+bool is_performance_test(const Verdict& verdict);
+double counted_speedup(const Verdict& verdict);
+
+struct OperatorResult {
+  std::string op, backend;
+  int correctness_tests = 0, performance_tests = 0, passed_correctness = 0, passed_performance = 0;
+  double max_abs_error, max_rel_error;  // NaN: no correctness test
+  std::vector<double> speedups;         // counted_speedup per performance test
+
+  OperatorResult();
+  bool correct() const { return passed_correctness == correctness_tests; }
+  double correctness_ratio() const;  // NaN without correctness tests
+  double geomean_speedup() const;    // NaN without performance tests
+  double mean_speedup() const;       // NaN without performance tests
+};
+
+// One row per (operator, backend) of the verdicts that are not skipped, sorted by operator, then backend.
+std::vector<OperatorResult> operator_results(const std::vector<Verdict>& verdicts);
+
+struct RunScore {
+  int operators = 0;       // rows
+  double correctness = 0;  // NaN without rows
+  double performance = 0;  // NaN without performance tests
+  double perf_at_p = 0;    // NaN without performance tests
+};
+RunScore run_score(const std::vector<OperatorResult>& rows, double p);
+
+}  // namespace backendbench

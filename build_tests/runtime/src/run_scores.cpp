@@ -1,0 +1,81 @@
+// Per-row results and run scores; see run_scores.h for the definitions.
+#include "backendbench/run_scores.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace backendbench {
+
+bool is_performance_test(const Verdict& verdict) { return verdict.frontend == "bench"; }
+
+double counted_speedup(const Verdict& verdict) {
+  return verdict.passed() && verdict.timing && verdict.timing->speedup > 0 ? verdict.timing->speedup : 1.0;
+}
+
+OperatorResult::OperatorResult() : max_abs_error(NAN), max_rel_error(NAN) {}
+
+double OperatorResult::correctness_ratio() const {
+  return correctness_tests ? static_cast<double>(passed_correctness) / correctness_tests : NAN;
+}
+
+double OperatorResult::geomean_speedup() const {
+  if (speedups.empty()) return NAN;
+  double sum = 0;
+  for (double speedup : speedups) sum += std::log(speedup);
+  return std::exp(sum / static_cast<double>(speedups.size()));
+}
+
+double OperatorResult::mean_speedup() const {
+  if (speedups.empty()) return NAN;
+  double sum = 0;
+  for (double speedup : speedups) sum += speedup;
+  return sum / static_cast<double>(speedups.size());
+}
+
+std::vector<OperatorResult> operator_results(const std::vector<Verdict>& verdicts) {
+  std::map<std::pair<std::string, std::string>, OperatorResult> rows;
+  auto larger = [](double current, double value) { return std::isnan(current) ? value : std::max(current, value); };
+  for (const Verdict& verdict : verdicts) {
+    if (verdict.status == Verdict::Status::kSkipped) continue;
+    OperatorResult& row = rows[{verdict.op, verdict.backend}];
+    row.op = verdict.op;
+    row.backend = verdict.backend;
+    if (is_performance_test(verdict)) {
+      ++row.performance_tests;
+      row.passed_performance += verdict.passed();
+      row.speedups.push_back(counted_speedup(verdict));
+    } else {
+      ++row.correctness_tests;
+      row.passed_correctness += verdict.passed();
+      row.max_abs_error = larger(row.max_abs_error, verdict.max_abs_error);
+      row.max_rel_error = larger(row.max_rel_error, verdict.max_rel_error);
+    }
+  }
+  std::vector<OperatorResult> sorted;
+  for (auto& [key, row] : rows) sorted.push_back(std::move(row));
+  return sorted;
+}
+
+RunScore run_score(const std::vector<OperatorResult>& rows, double p) {
+  RunScore score;
+  score.operators = static_cast<int>(rows.size());
+  double correct = 0, log_sum = 0, fast = 0;
+  int timed = 0;
+  for (const OperatorResult& row : rows) {
+    correct += row.correct();
+    const double speedup = row.geomean_speedup();
+    if (!std::isnan(speedup)) {
+      log_sum += std::log(speedup);
+      ++timed;
+    }
+    fast += row.correct() && speedup > p;
+  }
+  const double count = static_cast<double>(rows.size());
+  score.correctness = rows.empty() ? NAN : correct / count;
+  score.performance = timed ? std::exp(log_sum / timed) : NAN;
+  score.perf_at_p = timed ? fast / count : NAN;
+  return score;
+}
+
+}  // namespace backendbench

@@ -1,0 +1,62 @@
+// Unit tests of run_scores.h: rows per (operator, backend) and the run's scores.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "backendbench/run_scores.h"
+
+namespace backendbench {
+namespace {
+
+Verdict verdict_of(const char* op, const char* backend, const char* frontend, bool passed, double speedup = 0) {
+  Verdict verdict;
+  verdict.op = op;
+  verdict.backend = backend;
+  verdict.frontend = frontend;
+  if (!passed) verdict.status = Verdict::Status::kFailed;
+  if (speedup > 0) verdict.timing = TimingFigures{10, 10 / speedup, 10 / speedup, speedup};
+  return verdict;
+}
+
+TEST(RunScores, RowsPerOperatorAndBackendLeaveSkippedOut) {
+  Verdict skipped = verdict_of("relu.default", "impl1", "tests", true);
+  skipped.status = Verdict::Status::kSkipped;
+  const std::vector<OperatorResult> rows = operator_results(
+      {verdict_of("relu.default", "impl2", "tests", false), verdict_of("relu.default", "impl1", "tests", true), skipped,
+       verdict_of("relu.default", "impl1", "bench", true, 2.0), verdict_of("relu.default", "impl1", "bench", true, 8.0)});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].backend, "impl1");
+  EXPECT_EQ(rows[0].correctness_tests, 1);
+  EXPECT_EQ(rows[0].performance_tests, 2);
+  EXPECT_DOUBLE_EQ(rows[0].geomean_speedup(), 4.0);
+  EXPECT_DOUBLE_EQ(rows[0].mean_speedup(), 5.0);
+  EXPECT_TRUE(rows[0].correct());
+  EXPECT_FALSE(rows[1].correct());
+  EXPECT_TRUE(std::isnan(rows[1].geomean_speedup()));
+}
+
+TEST(RunScores, FailedPerformanceTestsCountAsOneAndScoresFollowTheOriginal) {
+  // add: correct, speedups 4 and a failed one (1.0) → 2.0; mul: incorrect, speedup 3.
+  const std::vector<OperatorResult> rows = operator_results(
+      {verdict_of("add.Tensor", "impl1", "tests", true), verdict_of("add.Tensor", "impl1", "bench", true, 4.0),
+       verdict_of("add.Tensor", "impl1", "bench", false, 9.0), verdict_of("mul.Tensor", "impl1", "tests", false),
+       verdict_of("mul.Tensor", "impl1", "bench", true, 3.0)});
+  EXPECT_DOUBLE_EQ(rows[0].geomean_speedup(), 2.0);
+  const RunScore score = run_score(rows, 1.5);
+  EXPECT_EQ(score.operators, 2);
+  EXPECT_DOUBLE_EQ(score.correctness, 0.5);
+  EXPECT_NEAR(score.performance, std::sqrt(6.0), 1e-12);
+  EXPECT_DOUBLE_EQ(score.perf_at_p, 0.5);  // mul is faster than 1.5 but incorrect
+  EXPECT_DOUBLE_EQ(run_score(rows, 2.0).perf_at_p, 0.0);  // above p, not equal to it
+}
+
+TEST(RunScores, WithoutPerformanceTestsThePerformanceScoresAreNotNumbers) {
+  const RunScore score = run_score(operator_results({verdict_of("add.Tensor", "aten", "tests", true)}), 1.0);
+  EXPECT_DOUBLE_EQ(score.correctness, 1.0);
+  EXPECT_TRUE(std::isnan(score.performance));
+  EXPECT_TRUE(std::isnan(score.perf_at_p));
+  EXPECT_TRUE(std::isnan(run_score({}, 1.0).correctness));
+}
+
+}  // namespace
+}  // namespace backendbench
