@@ -18,3 +18,27 @@ function(backendbench_find_header_only package target header debian_package)
   add_library(${target} INTERFACE IMPORTED GLOBAL)
   target_include_directories(${target} INTERFACE "${${variable}}")
 endfunction()
+
+# backendbench_find_plotly(<variable>): plotly.min.js of the plotly pip package, embedded into
+# each run's report.html so that the page opens offline. Cached; "" (the report then says how to
+# get it) when the package is missing.
+function(backendbench_find_plotly variable)
+  if(DEFINED CACHE{${variable}} AND EXISTS "${${variable}}")
+    return()
+  endif()
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  set(found "")
+  if(Python3_Interpreter_FOUND)
+    execute_process(
+      COMMAND "${Python3_EXECUTABLE}" -c
+              "import os, plotly; print(os.path.join(os.path.dirname(plotly.__file__), 'package_data', 'plotly.min.js'))"
+      OUTPUT_VARIABLE found OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE status)
+    if(NOT status EQUAL 0 OR NOT EXISTS "${found}")
+      set(found "")
+    endif()
+  endif()
+  if(NOT found)
+    message(WARNING "plotly.min.js not found (pip install plotly; scripts/install-deps.sh does): reports will have no plots")
+  endif()
+  set(${variable} "${found}" CACHE FILEPATH "plotly.min.js, embedded into each run's report.html" FORCE)
+endfunction()

@@ -5,6 +5,8 @@
 #   CLI11         libcli11-dev (generator CLI) nlohmann-json  nlohmann-json3-dev (dataset JSON)
 #   numpy, expecttest  pip: what torch.testing's OpInfo database imports (the opinfo suite's export)
 #   timm, transformers, torchvision  pip: the model suite's models (python -m backendbench.models)
+#   plotly        pip: plotly.min.js, embedded into each run's report.html (works offline)
+#   chromium      Debian's chromium: the report's test opens it headless
 #   CMake, Ninja, g++: build tools
 #   with --fuzz also clang and libclang-rt-14-dev: libFuzzer and the sanitizers (scripts/fuzz.sh)
 # BACKENDBENCH_NO_INSTALL=1 only checks (machines without package access).
@@ -23,6 +25,7 @@ need libgtest-dev test -e /usr/include/gtest/gtest.h
 need libbenchmark-dev test -e /usr/include/benchmark/benchmark.h
 need libcli11-dev test -e /usr/include/CLI/CLI.hpp
 need nlohmann-json3-dev test -e /usr/include/nlohmann/json.hpp
+need chromium command -v chromium
 if [[ ${1:-} == --fuzz ]]; then
   need clang command -v clang++
   need libclang-rt-14-dev compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'
@@ -32,7 +35,7 @@ python=${PYTHON:-python3}
 has_torch=1
 "$python" -c 'import torch' >/dev/null 2>&1 || has_torch=0
 missing_modules=()
-for module in numpy expecttest timm transformers torchvision; do
+for module in numpy expecttest timm transformers torchvision plotly; do
   "$python" -c "import $module" >/dev/null 2>&1 || missing_modules+=("$module")
 done
 

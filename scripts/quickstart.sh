@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build the smoke suite against the aten and
-# directory (generated_kernels/) backends, run it, and print the correctness results.
-# Extra arguments go to CMake's configure step (e.g. -DBACKENDBENCH_SUITES="smoke;torchbench").
+# The main job: install what is missing, build the backendbench command, and run the smoke and
+# edge-case suites against the aten and directory (generated_kernels/) backends with it: it builds
+# what they need, runs correctness (CTest) and timing (./bench), prints the scores, and writes a
+# results folder with its HTML report. Extra arguments go to the run (e.g. --ops relu --device cpu).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-cmake --preset default "$@"
-cmake --build --preset default
-ctest --preset default
+cmake --preset default
+cmake --build --preset default --target backendbench
+build/backendbench run --suite smoke,edge --backend aten,directory --out build/quickstart_results "$@"

@@ -100,6 +100,19 @@ bool OperatorName::operator==(const OperatorName& other) const {
 }
 bool OperatorName::operator<(const OperatorName& other) const { return trace_name() < other.trace_name(); }
 
+std::string file_suite_name(const std::string& path) {
+  std::string stem = path;
+  while (stem.size() > 1 && stem.back() == '/') stem.pop_back();
+  stem = stem.substr(stem.find_last_of('/') + 1);
+  const size_t dot = stem.find('.');
+  if (dot != std::string::npos && dot > 0) stem = stem.substr(0, dot);
+  for (char& c : stem) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  }
+  if (stem.empty() || std::isdigit(static_cast<unsigned char>(stem[0]))) stem = "_" + stem;
+  return stem;
+}
+
 std::string kernel_function(const std::string& folder) { return folder + "_kernel_impl"; }
 
 std::string implementation_stem(const std::string& folder, int number) {

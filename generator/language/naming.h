@@ -64,6 +64,10 @@ std::string result_file(const std::string& suite, const OperatorName& op, const 
 // gtest: <suite>/<folder>.<backend>/<case>
 std::string gtest_filter(const std::string& suite, const OperatorName& op, const std::string& backend);
 
+// A suite made of a trace file or folder of the user's: its stem with every character outside
+// [A-Za-z0-9_] written _ (a leading digit gets a leading _): traces/my-model.txt → my_model.
+std::string file_suite_name(const std::string& path);
+
 // Case names: [A-Za-z0-9_], content-derived: a dtype/shape summary and a stable hash of
 // the canonical argument text.
 std::string case_name(const std::string& tensor_summary, const std::string& canonical_arguments);

@@ -127,5 +127,13 @@ TEST(Naming, Identifiers) {
   EXPECT_FALSE(is_identifier(""));
 }
 
+TEST(Naming, FileSuitesAreNamedAfterTheirStem) {
+  EXPECT_EQ(file_suite_name("traces/my-model.txt"), "my_model");
+  EXPECT_EQ(file_suite_name("/data/hf_train.dataset.jsonl"), "hf_train");
+  EXPECT_EQ(file_suite_name("/data/operator_inp_logs/"), "operator_inp_logs");
+  EXPECT_EQ(file_suite_name("3d-unet.txt"), "_3d_unet");
+  EXPECT_TRUE(is_identifier(file_suite_name("a b+c.txt")));
+}
+
 }  // namespace
 }  // namespace backendbench::naming

@@ -1,0 +1,64 @@
+// The build folder the backendbench command drives: configured with the selection's BACKENDBENCH_*
+// values (only when they differ from its cache), built for the targets the selection needs, and
+// read back: each suite's suite.json (written by the generator) and each CTest entry's verdicts.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace backendbench::cli {
+
+// generated/<suite>/suite.json: the suite as data.
+struct SuiteManifest {
+  struct Case {
+    std::string name, arguments, file;
+    int line = 0;
+    int64_t count = 0, input_elements = 0;
+  };
+  struct Backend {
+    std::string name, kind, file, derived_from;  // kind: reference or kernel
+    bool cuda = false, expect_failure = false;
+  };
+  struct Operator {
+    std::string op, folder, schema;
+    std::vector<Case> cases;
+    std::vector<Backend> backends;
+  };
+  std::string suite;
+  std::vector<Operator> operators;
+  int64_t excluded_inputs = 0, unselected_inputs = 0;
+};
+// Throws CliError naming the file when it is missing or not a suite manifest.
+SuiteManifest read_suite_manifest(const std::string& path);
+
+class BuildTree {
+ public:
+  BuildTree(std::string source_directory, std::string build_directory);
+
+  const std::string& source() const { return source_; }
+  const std::string& build() const { return build_; }
+  bool configured() const;
+  // A value of CMakeCache.txt; nullopt when absent.
+  std::optional<std::string> cached(const std::string& name) const;
+
+  // Configures when the tree is new or any of `values` differs from its cache. A new tree gets
+  // `new_tree_values` too (generator, build type, where libraries are). Returns whether it ran;
+  // throws CliError with the log's last lines when CMake fails.
+  bool configure(const std::map<std::string, std::string>& values,
+                 const std::map<std::string, std::string>& new_tree_values, const std::string& log_path) const;
+  // Builds `targets`; throws CliError with the log's last lines when the build fails.
+  void build_targets(const std::vector<std::string>& targets, int jobs, const std::string& log_path) const;
+
+  std::string suite_manifest_path(const std::string& suite) const;
+  std::string results_directory() const;  // where the CTest entries write XML and verdicts
+  std::string bench_executable() const;
+  std::string test_executable(const std::string& suite) const;
+
+ private:
+  std::string source_, build_;
+};
+
+}  // namespace backendbench::cli

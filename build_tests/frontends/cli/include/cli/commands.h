@@ -1,0 +1,38 @@
+// The backendbench command's subcommands as plain functions over the runtime, the generator's
+// model and the build folder; main.cpp is only their command line. Each returns the exit status
+// and throws CliError for bad input (printed by main as it is, status 2).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/run_request.h"
+
+namespace backendbench::cli {
+
+// Facts fixed when this command was built.
+struct Installation {
+  std::string source_directory, build_directory, templates_directory, plotly_js_path;
+};
+Installation installation();
+RunContext run_context(const Installation& installation);
+bool operator_known(const std::string& filter);
+
+// Exit status: 0 every selected case passed; 1 some failed (the results folder holds them all);
+// 3 the build failed.
+int run_command(const RunRequest& request, const std::string& command_line);
+
+struct OpsRequest {
+  std::string suite = "smoke", traces, kernels, build;
+};
+int ops_command(const OpsRequest& request);
+
+int new_command(const std::string& op, bool cuda, const std::string& kernels_directory);
+
+// Re-reads a results folder (verdicts.jsonl, run.json), prints its scores, writes its report again.
+int report_command(const std::string& directory);
+
+// Exit status 1 when `fail_on_regression` and B regressed against A.
+int compare_command(const std::string& before, const std::string& after, double threshold, bool fail_on_regression);
+
+}  // namespace backendbench::cli

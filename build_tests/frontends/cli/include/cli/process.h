@@ -1,0 +1,31 @@
+// Child processes of the backendbench command (cmake, ctest, ./bench, git, nvidia-smi): started
+// with an argument vector (no shell), their output into a log file, and polled while they run so
+// that the caller can print progress.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace backendbench::cli {
+
+struct ProcessOptions {
+  std::string log_path;                             // stdout and stderr; "": inherited
+  std::map<std::string, std::string> environment;  // added to (or replacing in) this process's
+  std::string working_directory;                    // "": this process's
+};
+
+// Runs `argv` to its end and returns its exit status (128 + signal when killed by one).
+// `poll`, when given, is called about every `poll_seconds` while it runs. Throws
+// std::runtime_error when it cannot be started (the program's name in the message).
+int run_process(const std::vector<std::string>& argv, const ProcessOptions& options,
+                const std::function<void()>& poll = nullptr, double poll_seconds = 0.5);
+
+// Runs `argv` and returns its standard output; "" when it cannot be started or fails.
+std::string process_output(const std::vector<std::string>& argv, const std::string& working_directory = "");
+
+// The last `lines` lines of a text file ("" when unreadable).
+std::string tail_of_file(const std::string& path, int lines);
+
+}  // namespace backendbench::cli

@@ -1,0 +1,26 @@
+// The results folder's report.html: one self-contained page (plotly.js embedded, so it opens
+// offline) with the run's scores, a sortable per-operator table, the failures with their messages
+// and trace text, and plots: speedup per operator, speedup vs input size, share of the hardware's
+// peak per case (roofline), correctness by suite and operator.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "backendbench/verdict.h"
+
+namespace backendbench::cli {
+
+// The scores of each backend group of a run: aten's rows, and the kernels' (labelled with
+// run["kernels_label"]: "directory" or the kernel folder).
+nlohmann::json group_scores(const std::vector<Verdict>& verdicts, const nlohmann::json& run, double p);
+
+// The data the page draws from (also what tests read back): run, p, groups, rows, failures, cases.
+nlohmann::json report_data(const std::vector<Verdict>& verdicts, const nlohmann::json& run);
+
+// The page. `plotly_js`: the text of plotly.min.js ("" draws a note instead of the plots).
+std::string report_html(const nlohmann::json& data, const std::string& templates_directory, const std::string& plotly_js);
+
+}  // namespace backendbench::cli

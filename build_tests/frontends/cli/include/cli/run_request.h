@@ -1,0 +1,66 @@
+// What `backendbench run` is asked to do: its arguments as typed, and the request they make once
+// checked. Every check happens here, before anything is configured, built or written, and each
+// failure is one CliError naming the option, the value and the accepted form.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace backendbench::cli {
+
+// The built-in suites, in the order `--help` lists them.
+inline const std::vector<std::string> kBuiltinSuites = {"smoke", "edge", "opinfo", "torchbench", "sample"};
+
+struct RunArguments {  // as typed; "" where not given
+  std::string suite = "smoke", backend = "aten", ops, topn, device, p = "1.0", jobs, out, build, traces, salt;
+  std::optional<bool> timing;
+};
+
+struct SuiteChoice {
+  std::string name;    // smoke, ..., or a file suite's name (naming::file_suite_name)
+  std::string traces;  // a file suite's trace file or folder (absolute); "" for a built-in one
+  bool timed_by_default = false;  // smoke, torchbench and trace files; not edge or opinfo (no timing there in the original)
+};
+
+struct RunRequest {
+  std::vector<SuiteChoice> suites;
+  bool aten = false;                // the reference as the backend under test
+  std::string kernels_directory;    // absolute; "" when only aten runs
+  std::string kernels_label;        // "directory" or the kernel folder as typed
+  std::vector<std::string> ops;     // filters (naming::matches_filter); empty: all
+  int topn = 0;
+  std::string device;               // "", "cpu" or "cuda"
+  std::set<std::string> timed_suites;  // --timing: all; --no-timing: none; else those timed by default
+  double p = 1.0;
+  int jobs = 1;
+  std::string out;                  // absolute
+  std::string build;                // absolute
+  std::string torchbench_traces;    // absolute; "" when the torchbench suite is not selected
+  uint64_t salt = 0;                // mixed into every input draw; random unless given
+  bool salt_given = false;
+};
+
+struct RunContext {
+  std::string source_directory;           // the checkout (traces/, generated_kernels/)
+  std::string default_build_directory;    // the build folder this command was built in
+  std::string default_torchbench_traces;  // "" when none was found
+  int default_jobs = 1;
+  std::string now_stamp;  // YYYYmmdd_HHMMSS, for the default --out
+};
+
+// Whether an operator filter (relu, add.Tensor, aten.mul.Tensor) names an operator of the libtorch.
+using OperatorKnown = std::function<bool(const std::string& filter)>;
+
+// Checks every argument and returns the request.
+RunRequest check_run_arguments(const RunArguments& arguments, const RunContext& context,
+                               const OperatorKnown& operator_known);
+
+// Operators in `ops` that select nothing in any of the suites' operator lists (display names).
+std::vector<std::string> unmatched_filters(const std::vector<std::string>& ops,
+                                           const std::vector<std::string>& suite_operators);
+
+}  // namespace backendbench::cli

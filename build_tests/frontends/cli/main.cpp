@@ -1,0 +1,147 @@
+// backendbench: the one command over the harness (run, new, ops, report, compare). Only the
+// command line lives here; the subcommands are plain functions in commands.cpp.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/errors.h"
+
+namespace {
+
+const char* kRunExamples = R"(
+Examples:
+  backendbench run --suite smoke,edge --backend aten,directory
+      every kernel in generated_kernels/ and the aten reference on the smoke and edge suites
+  backendbench run --suite torchbench --backend directory --ops relu,add.Tensor --topn 5
+      the 5 largest TorchBench inputs of two operators, timed (--traces DIR if not found)
+  backendbench run --suite my_traces.txt --backend path/to/kernels --device cuda
+      a trace file of your own against a kernel folder of your own, on the GPU
+  backendbench --suite smoke --backend aten
+      BackendBench's own spelling (run is the default subcommand)
+
+Each run writes a results folder (--out; default backendbench_output_<time>): BackendBench's
+full_results.json, operator_summary.csv, failed_tests.json and OVERALL_SUMMARY.md, plus
+verdicts.jsonl, junit.xml, benchmark.json, run.json (command, versions, salt, scores),
+report.html and logs/. Exit status: 0 every case passed, 1 some failed, 2 bad arguments,
+3 the build failed.)";
+
+const char* kTopExamples = R"(
+Start here:
+  backendbench new relu            a kernel file for relu.default with its exact signature
+  backendbench run --suite smoke,edge --backend directory --ops relu
+  backendbench ops --suite smoke   which operators a suite has, and which have kernels
+  backendbench compare OLD NEW     what got slower, faster, broken or fixed)";
+
+// `backendbench --suite smoke ...` (BackendBench's spelling) means `backendbench run --suite smoke ...`.
+std::vector<std::string> arguments_of(int argc, char** argv) {
+  std::vector<std::string> arguments(argv + 1, argv + argc);
+  const bool option_first = !arguments.empty() && arguments[0].rfind("-", 0) == 0 && arguments[0] != "--help" &&
+                            arguments[0] != "-h";
+  if (option_first) arguments.insert(arguments.begin(), "run");
+  std::reverse(arguments.begin(), arguments.end());  // CLI11 parses a reversed vector
+  return arguments;
+}
+
+std::string command_line(int argc, char** argv) {
+  std::string text = "backendbench";
+  for (int i = 1; i < argc; ++i) {
+    const std::string argument = argv[i];
+    const bool plain = argument.find_first_of(" '\"$`\\") == std::string::npos && !argument.empty();
+    text += " " + (plain ? argument : "'" + argument + "'");
+  }
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace backendbench::cli;
+  CLI::App app{"backendbench: is a kernel correct, and how fast is it on real model shapes?", "backendbench"};
+  app.footer(kTopExamples);
+  app.require_subcommand(1);
+
+  RunArguments run;
+  bool timing = false, no_timing = false;
+  auto* run_command_line = app.add_subcommand("run", "check and time kernels on suites; print scores; write a results folder");
+  run_command_line->footer(kRunExamples);
+  run_command_line->add_option("--suite", run.suite,
+                               "smoke, edge, opinfo, torchbench, sample, or a trace file or folder (.txt, .json, .jsonl); "
+                               "comma-separated")->capture_default_str();
+  run_command_line->add_option("--backend", run.backend,
+                               "aten (the reference), directory (generated_kernels/), or a kernel folder; comma-separated")
+      ->capture_default_str();
+  run_command_line->add_option("--ops", run.ops, "operators, comma-separated: base names (relu, add) or overloads (add.Tensor)");
+  run_command_line->add_option("--topn,--topn-inputs", run.topn, "the N largest inputs per operator (torchbench, trace files)");
+  run_command_line->add_option("--device", run.device, "cpu or cuda (default: cuda when available)");
+  run_command_line->add_flag("--timing", timing, "time every case with ./bench (default for smoke, torchbench and trace files)");
+  run_command_line->add_flag("--no-timing", no_timing, "correctness only (default for edge and opinfo)");
+  run_command_line->add_option("--p", run.p, "perf@p threshold")->capture_default_str();
+  run_command_line->add_option("-j,--jobs", run.jobs, "parallel build jobs and CTest entries (default: the cores)");
+  run_command_line->add_option("--out,--log-dir", run.out, "results folder (default backendbench_output_<time>)");
+  run_command_line->add_option("--build", run.build, "build folder to configure and reuse (default: this command's own)");
+  run_command_line->add_option("--traces", run.traces, "TorchBench's traces folder (default: the build's, or ../shared/traces/torchbench)");
+  run_command_line->add_option("--salt", run.salt, "input draw salt, to repeat a run's draws (run.json has each run's)");
+
+  std::string new_op, new_kernels;
+  bool new_cuda = false;
+  auto* new_command_line = app.add_subcommand("new", "scaffold generated_kernels/<op>/<op>_implementation_<N>.cpp with the exact signature");
+  new_command_line->add_option("operator", new_op, "relu, add.Tensor, aten.mul.Tensor, ...")->required();
+  new_command_line->add_flag("--cuda", new_cuda, "a .cu kernel (built where nvcc and a CUDA libtorch are found)");
+  new_command_line->add_option("--kernels", new_kernels, "kernel folder (default: generated_kernels/)");
+
+  OpsRequest ops;
+  auto* ops_command_line = app.add_subcommand("ops", "list a suite's operators, their case counts, and their kernels");
+  ops_command_line->add_option("--suite", ops.suite, "as for run (one suite)")->capture_default_str();
+  ops_command_line->add_option("--kernels", ops.kernels, "kernel folder (default: generated_kernels/)");
+  ops_command_line->add_option("--traces", ops.traces, "TorchBench's traces folder");
+  ops_command_line->add_option("--build", ops.build, "build folder (default: this command's own)");
+
+  std::string report_directory;
+  auto* report_command_line = app.add_subcommand("report", "print a results folder's scores and write its report.html again");
+  report_command_line->add_option("folder", report_directory, "a results folder of backendbench run")->required();
+
+  std::string before, after;
+  double threshold = 0.10;
+  bool fail_on_regression = false;
+  auto* compare_command_line =
+      app.add_subcommand("compare", "regressions and improvements between two results folders, per operator and case");
+  compare_command_line->add_option("A", before, "the earlier results folder")->required();
+  compare_command_line->add_option("B", after, "the later results folder")->required();
+  compare_command_line->add_option("--threshold", threshold, "a speedup change beyond this fraction counts")
+      ->capture_default_str()->check(CLI::Range(0.0, 10.0));
+  compare_command_line->add_flag("--fail-on-regression", fail_on_regression, "exit 1 when B regressed (for CI)");
+
+  try {
+    std::vector<std::string> arguments = arguments_of(argc, argv);
+    app.parse(arguments);
+  } catch (const CLI::CallForHelp& help) {
+    return app.exit(help);
+  } catch (const CLI::ParseError& error) {
+    std::string where = "backendbench";
+    for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
+    std::cerr << where << ": error: " << error.what() << "; expected the form `" << where << " --help` shows\n";
+    return 2;
+  }
+  try {
+    if (*run_command_line) {
+      if (timing && no_timing) throw CliError("--timing", "both --timing and --no-timing given", "one of them");
+      if (timing || no_timing) run.timing = timing;
+      const RunRequest request = check_run_arguments(run, run_context(installation()), operator_known);
+      return run_command(request, command_line(argc, argv));
+    }
+    if (*new_command_line) return new_command(new_op, new_cuda, new_kernels);
+    if (*ops_command_line) return ops_command(ops);
+    if (*report_command_line) return report_command(report_directory);
+    if (*compare_command_line) return compare_command(before, after, threshold, fail_on_regression);
+  } catch (const CliError& error) {
+    std::cerr << error.what() << "\n";
+    return 2;
+  } catch (const std::exception& error) {
+    std::cerr << "backendbench: error: " << error.what() << "\n";
+    return 2;
+  }
+  return 0;
+}

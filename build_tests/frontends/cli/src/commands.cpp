@@ -1,0 +1,613 @@
+// The backendbench command's subcommands; see commands.h. `run` drives the standard tools: CMake
+// configures and builds what the selection needs, CTest runs the correctness entries, ./bench the
+// timing; progress and every figure come from the verdicts they write (never from their output).
+#include "cli/commands.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#if __has_include(<torch/headeronly/version.h>)
+#include <torch/headeronly/version.h>
+#else
+#include <torch/version.h>
+#endif
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "backendbench/files.h"
+#include "backendbench/results_folder.h"
+#include "backendbench/run_scores.h"
+#include "backendbench/settings.h"
+#include "backendbench/verdict.h"
+#include "cli/build_tree.h"
+#include "cli/compare.h"
+#include "cli/errors.h"
+#include "cli/process.h"
+#include "cli/progress.h"
+#include "cli/report.h"
+#include "cli/scaffold.h"
+#include "language/naming.h"
+#include "schema/torch_schema.h"
+
+namespace backendbench::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Written under a temporary name, then renamed into place.
+void write_whole(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".partial";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) throw CliError(temporary, "cannot write", "a writable folder");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) throw CliError(path, "cannot move the file into place", "a writable folder");
+}
+
+std::string regex_escape(const std::string& text) {
+  std::string escaped;
+  for (const char c : text) {
+    if (std::string("\\^$.|?*+()[]{}").find(c) != std::string::npos) escaped += '\\';
+    escaped += c;
+  }
+  return escaped;
+}
+
+std::string joined(const std::vector<std::string>& items, const std::string& separator) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
+std::string figure(const char* format, double value) {
+  if (!std::isfinite(value)) return "-";
+  char text[64];
+  std::snprintf(text, sizeof(text), format, value);
+  return text;
+}
+
+// Prints progress: rewritten in place on a terminal, a line every 10 s otherwise (logs, CI).
+class ProgressPrinter {
+ public:
+  ProgressPrinter() : terminal_(isatty(STDOUT_FILENO) != 0) {}
+  void show(const std::string& line, bool final) {
+    const auto now = Clock::now();
+    if (terminal_) {
+      std::cout << "\r\033[K" << line << (final ? "\n" : "") << std::flush;
+    } else if (final || now - last_ >= std::chrono::seconds(10)) {
+      std::cout << line << "\n" << std::flush;
+      last_ = now;
+    }
+  }
+
+ private:
+  bool terminal_;
+  Clock::time_point last_ = Clock::now();
+};
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// The selection's BACKENDBENCH_* values for the build folder.
+struct TreeSelection {
+  std::vector<SuiteChoice> suites;
+  std::string kernels_directory;
+  std::vector<std::string> ops;
+  int topn = 0;
+  std::string torchbench_traces;
+};
+
+void configure_tree(const BuildTree& tree, const TreeSelection& selection, const std::string& log_directory) {
+  std::vector<std::string> builtin, files;
+  for (const SuiteChoice& suite : selection.suites) {
+    if (suite.traces.empty()) {
+      builtin.push_back(suite.name);
+    } else {
+      files.push_back(suite.name + "=" + suite.traces);
+    }
+  }
+  const BuildTree own(installation().source_directory, installation().build_directory);
+  std::map<std::string, std::string> values = {{"BACKENDBENCH_SUITES", joined(builtin, ";")},
+                                               {"BACKENDBENCH_SUITE_FILES", joined(files, ";")},
+                                               {"BACKENDBENCH_KERNELS_DIR", selection.kernels_directory},
+                                               {"BACKENDBENCH_OPS", joined(selection.ops, ",")},
+                                               {"BACKENDBENCH_TOPN", std::to_string(selection.topn)},
+                                               {"BACKENDBENCH_BOTTOMN", "0"}};
+  if (!selection.torchbench_traces.empty()) values["BACKENDBENCH_TORCHBENCH_TRACES"] = selection.torchbench_traces;
+  std::map<std::string, std::string> new_tree = {{"CMAKE_BUILD_TYPE", "Release"}, {"BACKENDBENCH_BUILD_TESTS", "OFF"}};
+  for (const char* name : {"CMAKE_GENERATOR", "CMAKE_PREFIX_PATH", "CMAKE_INCLUDE_PATH", "BACKENDBENCH_CUDA",
+                           "CMAKE_CUDA_ARCHITECTURES", "Python3_EXECUTABLE"}) {
+    if (const auto value = own.cached(name); value && !value->empty()) new_tree[name] = *value;
+  }
+  files::make_directories(log_directory);
+  std::cout << (tree.configured() ? "configuring " : "configuring a new build folder ") << tree.build() << " (log: "
+            << log_directory << "/configure.log)\n" << std::flush;
+  if (!tree.configure(values, new_tree, log_directory + "/configure.log")) std::cout << "  unchanged\n";
+}
+
+// One CTest entry (and its benchmarks) the run selected.
+struct Entry {
+  std::string suite, op, backend, kernel_file;
+  std::vector<SuiteManifest::Case> cases;
+  std::string ctest_name, verdicts_path;
+};
+
+std::vector<Entry> selected_entries(const BuildTree& tree, const RunRequest& request) {
+  std::vector<Entry> entries;
+  std::vector<std::string> operators;
+  std::vector<std::string> suite_names;
+  for (const SuiteChoice& suite : request.suites) {
+    suite_names.push_back(suite.name);
+    const SuiteManifest manifest = read_suite_manifest(tree.suite_manifest_path(suite.name));
+    for (const SuiteManifest::Operator& op : manifest.operators) {
+      operators.push_back(op.op);
+      const auto name = naming::OperatorName::from_user(op.op);
+      bool wanted = request.ops.empty();
+      for (const std::string& filter : request.ops) wanted = wanted || naming::matches_filter(*name, filter);
+      if (!wanted) continue;
+      for (const SuiteManifest::Backend& backend : op.backends) {
+        const bool chosen = backend.kind == "reference" ? request.aten
+                                                         : !request.kernels_directory.empty() && !backend.expect_failure;
+        if (!chosen) continue;
+        entries.push_back({suite.name, op.op, backend.name, backend.file, op.cases, naming::ctest_name(suite.name, *name, backend.name),
+                           tree.results_directory() + "/" + naming::result_file(suite.name, *name, backend.name, ".verdicts.jsonl")});
+      }
+    }
+  }
+  const std::vector<std::string> unmatched = unmatched_filters(request.ops, operators);
+  if (!unmatched.empty()) {
+    std::set<std::string> known(operators.begin(), operators.end());
+    std::vector<std::string> some(known.begin(), known.end());
+    if (some.size() > 25) some.resize(25), some.push_back("...");
+    throw CliError("--ops", "no cases of '" + joined(unmatched, "', '") + "' in suite " + joined(suite_names, ", "),
+                   "operators the suites have (backendbench ops --suite <suite> lists them): " + joined(some, ", "));
+  }
+  if (entries.empty()) {
+    throw CliError("--backend", "no kernel in '" + request.kernels_label + "' serves the selected operators",
+                   "a kernel folder with <op>/<op>_implementation_<N>.cpp|.cu for them (backendbench new <op> starts one), or --backend aten");
+  }
+  return entries;
+}
+
+// Verdicts of the entries' cases; a case without one (its process died first) becomes a failure.
+std::vector<Verdict> collect(const std::vector<Entry>& entries, const std::vector<Verdict>& written, const std::string& frontend,
+                             const std::string& log_hint) {
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, const Verdict*> found;
+  for (const Verdict& verdict : written) found[{verdict.suite, verdict.op, verdict.backend, verdict.case_name}] = &verdict;
+  std::vector<Verdict> verdicts;
+  for (const Entry& entry : entries) {
+    for (const SuiteManifest::Case& item : entry.cases) {
+      const auto hit = found.find({entry.suite, entry.op, entry.backend, item.name});
+      if (hit != found.end()) {
+        verdicts.push_back(*hit->second);
+        continue;
+      }
+      Verdict missing;
+      missing.suite = entry.suite;
+      missing.op = entry.op;
+      missing.case_name = item.name;
+      missing.arguments = item.arguments;
+      missing.trace_file = item.file;
+      missing.trace_line = item.line;
+      missing.count = item.count;
+      missing.backend = entry.backend;
+      missing.kernel_file = entry.kernel_file;
+      missing.frontend = frontend;
+      missing.status = Verdict::Status::kFailed;
+      missing.errors = {entry.op + " case " + item.name + " (" + entry.backend + "): no verdict: the process running it ended first (" +
+                        log_hint + ")"};
+      verdicts.push_back(missing);
+    }
+  }
+  return verdicts;
+}
+
+std::vector<Verdict> read_if_present(const std::string& path) { return exists(path) ? read_verdicts(path) : std::vector<Verdict>{}; }
+
+nlohmann::json versions(const BuildTree& tree) {
+  nlohmann::json info = {{"torch", TORCH_VERSION}, {"cxx_compiler", BACKENDBENCH_CXX_COMPILER}};
+  const long cudart = at::detail::getCUDAHooks().hasCUDA() ? at::detail::getCUDAHooks().versionCUDART() : 0;
+  info["cuda_runtime"] = cudart ? std::to_string(cudart / 1000) + "." + std::to_string(cudart % 1000 / 10) : "";
+  info["cuda_compiler"] = tree.cached("CMAKE_CUDA_COMPILER_VERSION").value_or("");
+  std::string gpu = process_output({"nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"});
+  while (!gpu.empty() && (gpu.back() == '\n' || gpu.back() == ' ')) gpu.pop_back();
+  info["gpu"] = gpu;
+  std::string commit = process_output({"git", "-C", tree.source(), "rev-parse", "HEAD"});
+  if (!commit.empty()) commit.pop_back();
+  if (!commit.empty() && !process_output({"git", "-C", tree.source(), "status", "--porcelain", "--untracked-files=no"}).empty()) {
+    commit += "+uncommitted changes";
+  }
+  info["backendbench_commit"] = commit.empty() ? "unknown (not a git checkout)" : commit;
+  utsname system{};
+  uname(&system);
+  info["os"] = std::string(system.sysname) + " " + system.release + " " + system.machine;
+  return info;
+}
+
+std::string now_text(const char* format) {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char text[64];
+  std::strftime(text, sizeof(text), format, &local);
+  return text;
+}
+
+void print_scores(const std::vector<Verdict>& verdicts, const nlohmann::json& run) {
+  const double p = run.value("p", 1.0);
+  std::cout << "\nscores (BackendBench's definitions: a row is one operator and kernel; a failed performance test counts as 1.0)\n";
+  char line[512];
+  std::snprintf(line, sizeof(line), "  %-28s %9s %12s %12s %9s\n", "backend", "operators", "correctness", "performance",
+                ("perf@" + figure("%g", p)).c_str());
+  std::cout << line;
+  for (const nlohmann::json& group : group_scores(verdicts, run, p)) {
+    auto value = [&](const char* key, const char* format) {
+      return group[key].is_null() ? std::string("not timed") : figure(format, group[key].get<double>());
+    };
+    std::snprintf(line, sizeof(line), "  %-28s %9d %12s %12s %9s\n", group["label"].get<std::string>().c_str(),
+                  group["operators"].get<int>(), value("correctness", "%.2f").c_str(), value("performance", "%.3fx").c_str(),
+                  value("perf_at_p", "%.2f").c_str());
+    std::cout << line;
+  }
+  std::cout << "\nper operator\n";
+  std::snprintf(line, sizeof(line), "  %-36s %-8s %8s %7s %6s %7s %9s\n", "operator", "backend", "correct", "tests", "failed",
+                "timed", "speedup");
+  std::cout << line;
+  for (const OperatorResult& row : operator_results(verdicts)) {
+    std::snprintf(line, sizeof(line), "  %-36s %-8s %8s %7d %6d %7d %9s\n", row.op.c_str(), row.backend.c_str(),
+                  row.correct() ? "yes" : "NO", row.correctness_tests, row.correctness_tests - row.passed_correctness,
+                  row.performance_tests, (row.performance_tests ? figure("%.3fx", row.geomean_speedup()) : "-").c_str());
+    std::cout << line;
+  }
+  std::map<std::string, int> skipped;
+  for (const Verdict& verdict : verdicts) {
+    if (verdict.status == Verdict::Status::kSkipped) ++skipped[verdict.backend + ": " + verdict.skip_reason];
+  }
+  if (!skipped.empty()) std::cout << "\nskipped tests (not counted):\n";
+  for (const auto& [reason, count] : skipped) std::cout << "  " << count << " × " << reason << "\n";
+  int shown = 0, failed = 0;
+  for (const Verdict& verdict : verdicts) failed += verdict.status == Verdict::Status::kFailed;
+  if (failed) std::cout << "\n" << failed << " failed tests (all in failed_tests.json and report.html); the first:\n";
+  for (const Verdict& verdict : verdicts) {
+    if (verdict.status != Verdict::Status::kFailed || shown++ >= 10) continue;
+    std::string message = verdict.errors.empty() ? "failed" : verdict.errors.front();
+    if (message.size() > 300) message = message.substr(0, 300) + "...";
+    std::cout << "  [" << verdict.suite << " " << verdict.backend << (is_performance_test(verdict) ? " timing" : "") << "] "
+              << message << "\n";
+  }
+}
+
+// Runs one phase (ctest or ./bench), printing progress from the verdict files it appends to.
+int run_phase(const std::string& phase, const std::vector<std::string>& argv, const ProcessOptions& options,
+              const std::vector<std::string>& verdict_files, int64_t total) {
+  VerdictFollower follower(verdict_files);
+  ProgressPrinter printer;
+  const auto start = Clock::now();
+  ProgressCounts counts;
+  const int status = run_process(argv, options, [&] {
+    counts = follower.update();
+    counts.total = total;
+    printer.show(progress_line(phase, counts, seconds_since(start)), false);
+  });
+  counts = follower.update();
+  counts.total = total;
+  printer.show(progress_line(phase, counts, seconds_since(start)), true);
+  return status;
+}
+
+// Removes a staging folder unless it was moved into place.
+class StagingFolder {
+ public:
+  explicit StagingFolder(std::string path) : path_(std::move(path)) { files::make_directories(path_ + "/logs"); }
+  ~StagingFolder() {
+    if (!kept_) files::remove_tree(path_);
+  }
+  const std::string& path() const { return path_; }
+  void move_to(const std::string& destination) {
+    const std::string previous = destination + ".previous-" + std::to_string(getpid());
+    const bool replacing = exists(destination);
+    if (replacing && std::rename(destination.c_str(), previous.c_str()) != 0) {
+      throw CliError(destination, "cannot replace the earlier results folder", "a writable folder");
+    }
+    if (std::rename(path_.c_str(), destination.c_str()) != 0) {
+      if (replacing) std::rename(previous.c_str(), destination.c_str());
+      throw CliError(destination, "cannot move the results into place", "a writable folder");
+    }
+    kept_ = true;
+    if (replacing) files::remove_tree(previous);
+  }
+
+ private:
+  std::string path_;
+  bool kept_ = false;
+};
+
+}  // namespace
+
+Installation installation() {
+  return {BACKENDBENCH_SOURCE_DIR, BACKENDBENCH_BINARY_DIR, std::string(BACKENDBENCH_SOURCE_DIR) + "/templates",
+          BACKENDBENCH_PLOTLY_JS};
+}
+
+RunContext run_context(const Installation& installation) {
+  RunContext context;
+  context.source_directory = installation.source_directory;
+  context.default_build_directory = installation.build_directory;
+  const BuildTree own(installation.source_directory, installation.build_directory);
+  std::string traces = own.cached("BACKENDBENCH_TORCHBENCH_TRACES").value_or("");
+  const std::string beside = installation.source_directory + "/../shared/traces/torchbench";
+  if (traces.empty() && exists(beside)) traces = beside;
+  context.default_torchbench_traces = traces;
+  context.default_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  context.now_stamp = now_text("%Y%m%d_%H%M%S");
+  return context;
+}
+
+bool operator_known(const std::string& filter) {
+  const auto name = naming::OperatorName::from_user(filter);
+  if (!name) return false;
+  if (schema::TorchSchemaSource().find(*name)) return true;
+  if (filter.find('.') != std::string::npos) return false;
+  for (const c10::OperatorName& op : c10::Dispatcher::singleton().getAllOpNames()) {
+    if (op.name == name->schema_name()) return true;  // a base name with overloads, none of them the default
+  }
+  return false;
+}
+
+int run_command(const RunRequest& request, const std::string& command_line) {
+  const Installation where = installation();
+  const BuildTree tree(where.source_directory, request.build);
+  const std::string logs = request.build + "/backendbench_logs";
+  std::vector<std::string> suite_names, backend_labels;
+  for (const SuiteChoice& suite : request.suites) suite_names.push_back(suite.name);
+  if (request.aten) backend_labels.push_back("aten");
+  if (!request.kernels_directory.empty()) backend_labels.push_back(request.kernels_label + " (" + request.kernels_directory + ")");
+  const uint64_t salt = request.salt_given ? request.salt : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  std::cout << "backendbench run: suites " << joined(suite_names, ", ") << "; backends " << joined(backend_labels, ", ")
+            << (request.ops.empty() ? "" : "; operators " + joined(request.ops, ", ")) << "; device "
+            << (request.device.empty() ? "cuda when available, else cpu" : request.device) << "; timing "
+            << (request.timed_suites.empty() ? std::string("off") : "on for " + joined({request.timed_suites.begin(), request.timed_suites.end()}, ", "))
+            << "; salt " << salt_text(salt) << "\n";
+
+  const std::string started = now_text("%Y-%m-%dT%H:%M:%S%z");
+  const auto start = Clock::now();
+  configure_tree(tree, {request.suites, request.kernels_directory.empty() ? where.source_directory + "/generated_kernels" : request.kernels_directory,
+                        request.ops, request.topn, request.torchbench_traces},
+                 logs);
+  std::vector<std::string> targets;
+  for (const SuiteChoice& suite : request.suites) targets.push_back("backendbench_test_" + suite.name);
+  if (!request.timed_suites.empty()) targets.push_back("bench");
+  std::cout << "building " << joined(targets, ", ") << " (log: " << logs << "/build.log)\n" << std::flush;
+  const auto build_start = Clock::now();
+  try {
+    tree.build_targets(targets, request.jobs, logs + "/build.log");
+  } catch (const CliError& error) {
+    std::cerr << error.what() << "\n";
+    return 3;
+  }
+  std::cout << "  built in " << clock_text(seconds_since(build_start)) << "\n";
+  const std::vector<Entry> entries = selected_entries(tree, request);
+
+  StagingFolder staging(request.out + ".partial-" + std::to_string(getpid()));
+  ProcessOptions environment;
+  environment.environment["BACKENDBENCH_SALT"] = salt_text(salt);
+  if (!request.device.empty()) environment.environment["BACKENDBENCH_DEVICE"] = request.device;
+
+  // Correctness: the CTest entries, by exact name.
+  std::vector<std::string> names, verdict_files;
+  int64_t cases = 0;
+  for (const Entry& entry : entries) {
+    names.push_back(regex_escape(entry.ctest_name));
+    verdict_files.push_back(entry.verdicts_path);
+    files::remove_tree(entry.verdicts_path);  // a stale file from an earlier run must not count
+    cases += static_cast<int64_t>(entry.cases.size());
+  }
+  ProcessOptions ctest_options = environment;
+  ctest_options.log_path = logs + "/ctest.log";
+  files::remove_tree(ctest_options.log_path);
+  const int ctest_status =
+      run_phase("correctness", {BACKENDBENCH_CTEST_COMMAND, "--test-dir", request.build, "-R", "^(" + joined(names, "|") + ")$",
+                                "-j", std::to_string(request.jobs), "--output-junit", staging.path() + "/junit.xml",
+                                "--output-on-failure"},
+                ctest_options, verdict_files, cases);
+  if (ctest_status != 0 && ctest_status != 8) std::cerr << "ctest ended with status " << ctest_status << " (log: " << ctest_options.log_path << ")\n";
+  std::vector<Verdict> written;
+  for (const std::string& path : verdict_files) {
+    for (Verdict& verdict : read_if_present(path)) written.push_back(std::move(verdict));
+  }
+  std::vector<Verdict> verdicts = collect(entries, written, "tests", "logs/ctest.log");
+
+  // Timing: ./bench, one benchmark per case and backend, of the suites timed.
+  if (!request.timed_suites.empty()) {
+    std::vector<std::string> patterns;
+    std::vector<Entry> timed_entries;
+    int64_t timed = 0;
+    for (const Entry& entry : entries) {
+      if (!request.timed_suites.count(entry.suite)) continue;
+      timed_entries.push_back(entry);
+      patterns.push_back(regex_escape(entry.suite + "/" + entry.op + "/") + "[^/]+" + regex_escape("/" + entry.backend));
+      timed += static_cast<int64_t>(entry.cases.size());
+    }
+    ProcessOptions bench_options = environment;
+    bench_options.log_path = logs + "/bench.log";
+    files::remove_tree(bench_options.log_path);
+    const std::string bench_verdicts = staging.path() + "/logs/bench.verdicts.jsonl";
+    const int bench_status =
+        // Google Benchmark appends /iterations:1/manual_time to each name.
+        run_phase("timing", {tree.bench_executable(), "--benchmark_filter=^(" + joined(patterns, "|") + ")(/.*)?$",
+                             "--benchmark_out=" + staging.path() + "/benchmark.json", "--benchmark_out_format=json",
+                             "--backendbench_verdicts=" + bench_verdicts},
+                  bench_options, {bench_verdicts}, timed);
+    if (bench_status != 0) std::cerr << "./bench ended with status " << bench_status << " (log: " << bench_options.log_path << ")\n";
+    for (Verdict& verdict : collect(timed_entries, read_if_present(bench_verdicts), "bench", "logs/bench.log")) {
+      verdicts.push_back(std::move(verdict));
+    }
+    files::remove_tree(bench_verdicts);
+  }
+
+  // The results folder, written whole.
+  nlohmann::json run = {{"schema", "backendbench-run"},
+                        {"version", 1},
+                        {"command", command_line},
+                        {"started", started},
+                        {"seconds", seconds_since(start)},
+                        {"suites", suite_names},
+                        {"backends", backend_labels},
+                        {"kernels_label", request.kernels_label.empty() ? "directory" : request.kernels_label},
+                        {"kernels_directory", request.kernels_directory},
+                        {"ops", request.ops},
+                        {"topn", request.topn},
+                        {"device", request.device.empty() ? (cuda_available() ? "cuda" : "cpu") : request.device},
+                        {"timed_suites", request.timed_suites},
+                        {"p", request.p},
+                        {"salt", salt_text(salt)},
+                        {"build_directory", request.build},
+                        {"versions", versions(tree)}};
+  std::string lines;
+  for (const Verdict& verdict : verdicts) lines += verdict_json(verdict) + "\n";
+  write_whole(staging.path() + "/verdicts.jsonl", lines);
+  write_original_files(staging.path(), original_files(verdicts, command_line, request.p));
+  run["scores"] = group_scores(verdicts, run, request.p);
+  write_whole(staging.path() + "/run.json", run.dump(1) + "\n");
+  write_whole(staging.path() + "/report.html",
+              report_html(report_data(verdicts, run), where.templates_directory, read_text(where.plotly_js_path)));
+  for (const char* log : {"configure.log", "build.log", "ctest.log", "bench.log"}) {
+    if (exists(logs + "/" + log)) write_whole(staging.path() + "/logs/" + log, read_text(logs + "/" + log));
+  }
+  staging.move_to(request.out);
+
+  print_scores(verdicts, run);
+  std::cout << "\nresults: " << request.out << "\nreport:  " << request.out << "/report.html\n";
+  for (const Verdict& verdict : verdicts) {
+    if (verdict.status == Verdict::Status::kFailed) return 1;
+  }
+  return 0;
+}
+
+int ops_command(const OpsRequest& request) {
+  const Installation where = installation();
+  RunArguments arguments;
+  arguments.suite = request.suite;
+  arguments.traces = request.traces;
+  arguments.build = request.build;
+  arguments.backend = request.kernels.empty() ? "directory" : request.kernels;
+  const RunRequest checked = check_run_arguments(arguments, run_context(where), operator_known);
+  if (checked.suites.size() != 1) throw CliError("--suite", "several suites given", "one suite");
+  const BuildTree tree(where.source_directory, checked.build);
+  configure_tree(tree, {checked.suites, checked.kernels_directory, {}, 0, checked.torchbench_traces},
+                 checked.build + "/backendbench_logs");
+  try {
+    tree.build_targets({"backendbench_generate_" + checked.suites[0].name}, checked.jobs,
+                       checked.build + "/backendbench_logs/build.log");
+  } catch (const CliError& error) {
+    std::cerr << error.what() << "\n";
+    return 3;
+  }
+  const SuiteManifest manifest = read_suite_manifest(tree.suite_manifest_path(checked.suites[0].name));
+  char line[512];
+  std::cout << "suite " << manifest.suite << ": " << manifest.operators.size() << " operators";
+  int64_t total = 0;
+  for (const auto& op : manifest.operators) total += static_cast<int64_t>(op.cases.size());
+  std::cout << ", " << total << " cases (" << manifest.excluded_inputs << " inputs excluded, listed in "
+            << checked.build << "/generated/" << manifest.suite << "/excluded.csv)\nkernels: " << checked.kernels_directory
+            << "\n\n";
+  std::snprintf(line, sizeof(line), "  %-40s %6s  %s\n", "operator", "cases", "kernels");
+  std::cout << line;
+  int with_kernels = 0;
+  for (const auto& op : manifest.operators) {
+    std::vector<std::string> kernels;
+    for (const auto& backend : op.backends) {
+      if (backend.kind != "kernel") continue;
+      kernels.push_back(backend.name + (backend.cuda ? " (cuda)" : "") +
+                        (backend.derived_from.empty() ? "" : " (from " + backend.derived_from + ")"));
+    }
+    with_kernels += !kernels.empty();
+    std::snprintf(line, sizeof(line), "  %-40s %6zu  %s\n", op.op.c_str(), op.cases.size(),
+                  kernels.empty() ? "-" : joined(kernels, ", ").c_str());
+    std::cout << line;
+  }
+  std::cout << "\n" << with_kernels << " of " << manifest.operators.size() << " operators have kernels\n";
+  return 0;
+}
+
+int new_command(const std::string& op, bool cuda, const std::string& kernels_directory) {
+  const Installation where = installation();
+  const std::string directory = kernels_directory.empty() ? where.source_directory + "/generated_kernels" : kernels_directory;
+  const ScaffoldedKernel kernel =
+      scaffold_kernel(op, directory, cuda, schema::TorchSchemaSource(), where.templates_directory, TORCH_VERSION);
+  write_scaffold(kernel);
+  const std::string backend = kernels_directory.empty() ? "directory" : kernels_directory;
+  std::cout << "created " << kernel.path << "\n  " << kernel.declaration << "\n"
+            << "It fails every case until it is written. Then:\n"
+            << "  " << where.build_directory << "/backendbench run --suite smoke,edge --backend " << backend << " --ops "
+            << kernel.op << "\n"
+            << "      correctness and timing, the scores, a results folder and its report\n"
+            << "  ctest --test-dir " << where.build_directory << " -R '" << regex_escape(kernel.op) << "/" << kernel.backend
+            << "$' --output-on-failure\n"
+            << "      correctness with CTest (after a run or a build has added the entry)\n"
+            << "  " << where.build_directory << "/bench --benchmark_filter='" << regex_escape(kernel.op) << "/.*/"
+            << kernel.backend << "$'\n"
+            << "      timing with Google Benchmark\n";
+  return 0;
+}
+
+int report_command(const std::string& directory) {
+  const Installation where = installation();
+  if (!exists(directory + "/run.json") || !exists(directory + "/verdicts.jsonl")) {
+    throw CliError(directory, "not a results folder", "a folder written by backendbench run (run.json, verdicts.jsonl)");
+  }
+  nlohmann::json run;
+  try {
+    run = nlohmann::json::parse(read_text(directory + "/run.json"));
+  } catch (const nlohmann::json::exception& error) {
+    throw CliError(directory + "/run.json", std::string("unreadable (") + error.what() + ")", "the run.json backendbench run wrote");
+  }
+  std::vector<Verdict> verdicts;
+  try {
+    verdicts = read_verdicts(directory + "/verdicts.jsonl");
+  } catch (const std::exception& error) {
+    throw CliError(directory + "/verdicts.jsonl", error.what(), "verdicts of schema version 1");
+  }
+  write_whole(directory + "/report.html",
+              report_html(report_data(verdicts, run), where.templates_directory, read_text(where.plotly_js_path)));
+  std::cout << "backendbench report: " << run.value("command", std::string()) << "\n";
+  print_scores(verdicts, run);
+  std::cout << "\nreport: " << directory << "/report.html\n";
+  return 0;
+}
+
+int compare_command(const std::string& before, const std::string& after, double threshold, bool fail_on_regression) {
+  std::vector<Verdict> runs[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string& directory = i == 0 ? before : after;
+    if (!exists(directory + "/verdicts.jsonl")) {
+      throw CliError(directory, "not a results folder", "a folder written by backendbench run (it holds verdicts.jsonl)");
+    }
+    runs[i] = read_verdicts(directory + "/verdicts.jsonl");
+  }
+  const Comparison comparison = compare_runs(runs[0], runs[1], threshold);
+  std::cout << comparison_text(comparison, before, after, threshold);
+  return fail_on_regression && !comparison.regressions.empty() ? 1 : 0;
+}
+
+}  // namespace backendbench::cli

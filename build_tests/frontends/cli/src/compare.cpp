@@ -1,0 +1,119 @@
+// Comparing two runs; see compare.h.
+#include "cli/compare.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "backendbench/run_scores.h"
+
+namespace backendbench::cli {
+namespace {
+
+using CaseKey = std::tuple<std::string, std::string, std::string, std::string, bool>;
+
+CaseKey key_of(const Verdict& verdict) {
+  return {verdict.suite, verdict.op, verdict.backend, verdict.case_name, is_performance_test(verdict)};
+}
+
+std::map<CaseKey, const Verdict*> by_case(const std::vector<Verdict>& verdicts) {
+  std::map<CaseKey, const Verdict*> cases;
+  for (const Verdict& verdict : verdicts) {
+    if (verdict.status != Verdict::Status::kSkipped) cases[key_of(verdict)] = &verdict;
+  }
+  return cases;
+}
+
+std::string first_error(const Verdict& verdict) { return verdict.errors.empty() ? "failed" : verdict.errors.front(); }
+
+std::string figure(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof(text), format, value);
+  return text;
+}
+
+CaseChange change_of(const Verdict& verdict, std::string what) {
+  return {verdict.suite, verdict.op, verdict.backend, verdict.case_name,
+          is_performance_test(verdict) ? "performance" : "correctness", std::move(what)};
+}
+
+}  // namespace
+
+Comparison compare_runs(const std::vector<Verdict>& before, const std::vector<Verdict>& after, double threshold) {
+  Comparison comparison;
+  const auto old_cases = by_case(before), new_cases = by_case(after);
+  for (const auto& [key, old_verdict] : old_cases) {
+    const auto found = new_cases.find(key);
+    if (found == new_cases.end()) {
+      ++comparison.only_before;
+      continue;
+    }
+    ++comparison.matched;
+    const Verdict& new_verdict = *found->second;
+    if (old_verdict->passed() && !new_verdict.passed()) {
+      comparison.regressions.push_back(change_of(new_verdict, "passed → failed: " + first_error(new_verdict)));
+    } else if (!old_verdict->passed() && new_verdict.passed()) {
+      comparison.improvements.push_back(change_of(new_verdict, "failed → passed (was: " + first_error(*old_verdict) + ")"));
+    } else if (old_verdict->passed() && old_verdict->timing && new_verdict.timing && old_verdict->timing->speedup > 0 &&
+               new_verdict.timing->speedup > 0) {
+      const double ratio = new_verdict.timing->speedup / old_verdict->timing->speedup;
+      const std::string what = "speedup " + figure("%.3fx", old_verdict->timing->speedup) + " → " +
+                               figure("%.3fx", new_verdict.timing->speedup) + " (" + figure("%+.1f%%", 100 * (ratio - 1)) + ")";
+      if (ratio < 1 - threshold) comparison.regressions.push_back(change_of(new_verdict, what));
+      if (ratio > 1 + threshold) comparison.improvements.push_back(change_of(new_verdict, what));
+    }
+  }
+  for (const auto& [key, verdict] : new_cases) comparison.only_after += old_cases.count(key) == 0;
+
+  std::map<std::pair<std::string, std::string>, RowChange> rows;
+  for (const OperatorResult& row : operator_results(before)) {
+    RowChange& change = rows[{row.op, row.backend}];
+    change = {row.op, row.backend, row.geomean_speedup(), NAN,
+              row.correctness_tests - row.passed_correctness + row.performance_tests - row.passed_performance, 0, true,
+              false};
+  }
+  for (const OperatorResult& row : operator_results(after)) {
+    auto [entry, added] = rows.try_emplace({row.op, row.backend});
+    RowChange& change = entry->second;
+    if (added) change = {row.op, row.backend, NAN, NAN, 0, 0, false, true};
+    change.only_before = false;
+    change.speedup_after = row.geomean_speedup();
+    change.failed_after = row.correctness_tests - row.passed_correctness + row.performance_tests - row.passed_performance;
+  }
+  for (auto& [key, change] : rows) comparison.rows.push_back(change);
+  return comparison;
+}
+
+std::string comparison_text(const Comparison& comparison, const std::string& before_label,
+                            const std::string& after_label, double threshold) {
+  std::string text = "comparing " + before_label + " (A) with " + after_label + " (B): " +
+                     std::to_string(comparison.matched) + " tests in both, " + std::to_string(comparison.only_before) +
+                     " only in A, " + std::to_string(comparison.only_after) + " only in B; a speedup change counts beyond " +
+                     figure("%.0f%%", 100 * threshold) + "\n\n";
+  char line[512];
+  std::snprintf(line, sizeof(line), "  %-32s %-10s %8s %8s %9s %9s %8s\n", "operator", "backend", "failed A", "failed B",
+                "speedup A", "speedup B", "change");
+  text += "per operator and backend (geomean speedup; failed tests)\n" + std::string(line);
+  for (const RowChange& row : comparison.rows) {
+    auto speed = [](double value) { return std::isnan(value) ? std::string("-") : figure("%.3fx", value); };
+    const std::string change = std::isnan(row.speedup_before) || std::isnan(row.speedup_after)
+                                   ? (row.only_before ? "only A" : row.only_after ? "only B" : "-")
+                                   : figure("%+.1f%%", 100 * (row.speedup_after / row.speedup_before - 1));
+    std::snprintf(line, sizeof(line), "  %-32s %-10s %8d %8d %9s %9s %8s\n", row.op.c_str(), row.backend.c_str(),
+                  row.failed_before, row.failed_after, speed(row.speedup_before).c_str(),
+                  speed(row.speedup_after).c_str(), change.c_str());
+    text += line;
+  }
+  for (const auto* list : {&comparison.regressions, &comparison.improvements}) {
+    const bool regressions = list == &comparison.regressions;
+    text += "\n" + std::to_string(list->size()) + (regressions ? " regressions" : " improvements") + "\n";
+    for (const CaseChange& change : *list) {
+      text += "  " + change.suite + "/" + change.op + "/" + change.case_name + "/" + change.backend + " (" +
+              change.test_type + "): " + change.what + "\n";
+    }
+  }
+  return text;
+}
+
+}  // namespace backendbench::cli

@@ -1,0 +1,126 @@
+// Child processes through posix_spawn; see process.h.
+#include "cli/process.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+extern char** environ;
+
+namespace backendbench::cli {
+namespace {
+
+std::vector<std::string> environment_with(const std::map<std::string, std::string>& added) {
+  std::vector<std::string> entries;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string text = *entry;
+    const std::string name = text.substr(0, text.find('='));
+    if (added.count(name) == 0) entries.push_back(text);
+  }
+  for (const auto& [name, value] : added) entries.push_back(name + "=" + value);
+  return entries;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> result;
+  for (std::string& text : strings) result.push_back(text.data());
+  result.push_back(nullptr);
+  return result;
+}
+
+pid_t start(std::vector<std::string> argv, const ProcessOptions& options, int stdout_fd) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!options.log_path.empty()) {
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, options.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                     0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  } else if (stdout_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  }
+  if (!options.working_directory.empty()) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
+    posix_spawn_file_actions_addchdir_np(&actions, options.working_directory.c_str());
+#endif
+  }
+  std::vector<std::string> environment = environment_with(options.environment);
+  std::vector<char*> argument_pointers = pointers(argv);
+  std::vector<char*> environment_pointers = pointers(environment);
+  pid_t pid = 0;
+  const int status = posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr, argument_pointers.data(),
+                                  environment_pointers.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (status != 0) throw std::runtime_error(argv[0] + ": cannot start (" + std::strerror(status) + ")");
+  return pid;
+}
+
+int exit_status(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+}  // namespace
+
+int run_process(const std::vector<std::string>& argv, const ProcessOptions& options, const std::function<void()>& poll,
+                double poll_seconds) {
+  const pid_t pid = start(argv, options, -1);
+  const auto interval = std::chrono::milliseconds(static_cast<int>(poll_seconds * 1000));
+  while (true) {
+    int status = 0;
+    const pid_t done = waitpid(pid, &status, poll ? WNOHANG : 0);
+    if (done == pid) return exit_status(status);
+    if (done < 0 && errno != EINTR) throw std::runtime_error(argv[0] + ": lost track of the process");
+    if (poll) {
+      poll();
+      std::this_thread::sleep_for(interval);
+    }
+  }
+}
+
+std::string process_output(const std::vector<std::string>& argv, const std::string& working_directory) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return "";
+  ProcessOptions options;
+  options.working_directory = working_directory;
+  pid_t pid = 0;
+  try {
+    pid = start(argv, options, pipe_fds[1]);
+  } catch (const std::runtime_error&) {
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return "";
+  }
+  close(pipe_fds[1]);
+  std::string output;
+  char buffer[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof(buffer))) > 0;) output.append(buffer, static_cast<size_t>(n));
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return exit_status(status) == 0 ? output : "";
+}
+
+std::string tail_of_file(const std::string& path, int lines) {
+  std::ifstream in(path);
+  std::deque<std::string> kept;
+  for (std::string line; std::getline(in, line);) {
+    kept.push_back(line);
+    if (static_cast<int>(kept.size()) > lines) kept.pop_front();
+  }
+  std::string text;
+  for (const std::string& line : kept) text += line + "\n";
+  return text;
+}
+
+}  // namespace backendbench::cli

@@ -1,0 +1,218 @@
+// Checking `backendbench run`'s arguments; see run_request.h.
+#include "cli/run_request.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+
+#include "backendbench/settings.h"
+#include "cli/errors.h"
+#include "language/naming.h"
+
+namespace backendbench::cli {
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    std::string item = text.substr(start, comma - start);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) items.push_back(item);
+    start = comma + 1;
+  }
+  return items;
+}
+
+bool is_directory(const std::string& path) {
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+bool exists(const std::string& path) {
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0;
+}
+
+std::string absolute(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char buffer[PATH_MAX];
+  const std::string here = getcwd(buffer, sizeof(buffer)) ? buffer : ".";
+  return path == "." ? here : here + "/" + path;
+}
+
+std::optional<long> whole_number(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 9) return std::nullopt;
+  return std::strtol(text.c_str(), nullptr, 10);
+}
+
+bool is_trace_file(const std::string& path) {
+  for (const char* extension : {".txt", ".json", ".jsonl"}) {
+    const std::string suffix = extension;
+    if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* kSuiteForm =
+    "smoke, edge, opinfo, torchbench, sample, or a trace file or folder of them (.txt, .json, .jsonl), "
+    "comma-separated";
+
+SuiteChoice suite_choice(const std::string& item) {
+  if (std::find(kBuiltinSuites.begin(), kBuiltinSuites.end(), item) != kBuiltinSuites.end()) {
+    return {item, "", item == "smoke" || item == "torchbench" || item == "sample"};
+  }
+  const bool looks_like_path = item.find('/') != std::string::npos || is_trace_file(item) || exists(item);
+  if (!looks_like_path) throw CliError("--suite", "unknown suite '" + item + "'", kSuiteForm);
+  if (!exists(item)) throw CliError("--suite", "trace file or folder '" + item + "' does not exist", kSuiteForm);
+  if (!is_directory(item) && !is_trace_file(item)) {
+    throw CliError("--suite", "'" + item + "' is not a trace file", "a .txt trace, a .json or .jsonl dataset, or a folder of them");
+  }
+  const std::string name = naming::file_suite_name(item);
+  if (std::find(kBuiltinSuites.begin(), kBuiltinSuites.end(), name) != kBuiltinSuites.end()) {
+    throw CliError("--suite", "trace file '" + item + "' would be named like the built-in suite '" + name + "'",
+                   "a trace file whose name is not smoke, edge, opinfo, torchbench or sample");
+  }
+  return {name, absolute(item), true};
+}
+
+}  // namespace
+
+RunRequest check_run_arguments(const RunArguments& arguments, const RunContext& context,
+                               const OperatorKnown& operator_known) {
+  RunRequest request;
+  const std::vector<std::string> suites = split_list(arguments.suite);
+  if (suites.empty()) throw CliError("--suite", "no suite given", kSuiteForm);
+  for (const std::string& item : suites) {
+    SuiteChoice choice = suite_choice(item);
+    for (const SuiteChoice& earlier : request.suites) {
+      if (earlier.name == choice.name) throw CliError("--suite", "suite '" + choice.name + "' given twice", "each suite once");
+    }
+    request.suites.push_back(choice);
+  }
+
+  const char* backend_form = "aten, directory (generated_kernels/), or a kernel folder (<op>/<op>_implementation_<N>.cpp|.cu), comma-separated";
+  const std::vector<std::string> backends = split_list(arguments.backend);
+  if (backends.empty()) throw CliError("--backend", "no backend given", backend_form);
+  for (const std::string& item : backends) {
+    if (item == "aten") {
+      request.aten = true;
+      continue;
+    }
+    std::string directory, label;
+    if (item == "directory") {
+      directory = context.source_directory + "/generated_kernels";
+      label = "directory";
+    } else if (item.find('/') != std::string::npos || exists(item)) {
+      if (!is_directory(item)) throw CliError("--backend", "kernel folder '" + item + "' does not exist", backend_form);
+      directory = absolute(item);
+      label = item;
+    } else {
+      throw CliError("--backend", "unknown backend '" + item + "'", backend_form);
+    }
+    if (!request.kernels_directory.empty()) {
+      throw CliError("--backend", "two kernel folders ('" + request.kernels_label + "' and '" + item + "')",
+                     "at most one of directory or a kernel folder, with or without aten");
+    }
+    request.kernels_directory = directory;
+    request.kernels_label = label;
+  }
+
+  request.ops = split_list(arguments.ops);
+  for (const std::string& filter : request.ops) {
+    if (!operator_known(filter)) {
+      throw CliError("--ops", "unknown operator '" + filter + "'",
+                     "ATen operators of the installed libtorch, comma-separated: a base name (relu, add) or an "
+                     "overload (add.Tensor, aten.mul.Tensor)");
+    }
+  }
+
+  const bool has_file_suite =
+      std::any_of(request.suites.begin(), request.suites.end(), [](const SuiteChoice& s) { return !s.traces.empty(); });
+  const bool has_torchbench =
+      std::any_of(request.suites.begin(), request.suites.end(), [](const SuiteChoice& s) { return s.name == "torchbench"; });
+  if (!arguments.topn.empty()) {
+    const auto topn = whole_number(arguments.topn);
+    if (!topn || *topn < 1) throw CliError("--topn", "'" + arguments.topn + "' is not a number of inputs", "a whole number of at least 1");
+    if (!has_torchbench && !has_file_suite) {
+      throw CliError("--topn", "--topn keeps the largest inputs of TorchBench traces",
+                     "--topn with --suite torchbench or a trace file");
+    }
+    request.topn = static_cast<int>(*topn);
+  }
+  if (has_torchbench) {
+    request.torchbench_traces = arguments.traces.empty() ? context.default_torchbench_traces : absolute(arguments.traces);
+    if (request.torchbench_traces.empty() || !is_directory(request.torchbench_traces)) {
+      throw CliError("--traces",
+                     request.torchbench_traces.empty() ? "no TorchBench traces found"
+                                                       : "'" + request.torchbench_traces + "' is not a folder",
+                     "the folder of TorchBench's operator traces (PyTorch's "
+                     "benchmarks/dynamo/microbenchmarks/operator_inp_logs), given with --traces");
+    }
+  }
+
+  if (!arguments.device.empty() && arguments.device != "cpu" && arguments.device != "cuda") {
+    throw CliError("--device", "unknown device '" + arguments.device + "'", "cpu or cuda");
+  }
+  request.device = arguments.device;
+
+  char* end = nullptr;
+  request.p = std::strtod(arguments.p.c_str(), &end);
+  if (arguments.p.empty() || *end != '\0' || !std::isfinite(request.p) || request.p < 0) {
+    throw CliError("--p", "'" + arguments.p + "' is not a speedup threshold", "a number of at least 0, e.g. 1.5");
+  }
+  if (arguments.jobs.empty()) {
+    request.jobs = context.default_jobs;
+  } else {
+    const auto jobs = whole_number(arguments.jobs);
+    if (!jobs || *jobs < 1) throw CliError("-j", "'" + arguments.jobs + "' is not a number of jobs", "a whole number of at least 1");
+    request.jobs = static_cast<int>(*jobs);
+  }
+
+  for (const SuiteChoice& suite : request.suites) {
+    if (arguments.timing.value_or(suite.timed_by_default)) request.timed_suites.insert(suite.name);
+  }
+
+  if (!arguments.salt.empty()) {
+    const auto salt = parse_salt(arguments.salt);
+    if (!salt) throw CliError("--salt", "'" + arguments.salt + "' is not a salt", "0x and up to 16 hexadecimal digits, or a decimal number");
+    request.salt = *salt;
+    request.salt_given = true;
+  }
+  request.build = arguments.build.empty() ? context.default_build_directory : absolute(arguments.build);
+  request.out = absolute(arguments.out.empty() ? "backendbench_output_" + context.now_stamp : arguments.out);
+  if (exists(request.out)) {
+    if (!is_directory(request.out) || !exists(request.out + "/run.json")) {
+      throw CliError("--out", "'" + request.out + "' exists and is not a results folder of an earlier run",
+                     "a new folder, or an earlier run's results folder (it holds run.json), which is replaced");
+    }
+  }
+  const std::string parent = request.out.substr(0, request.out.find_last_of('/'));
+  if (!is_directory(parent.empty() ? "/" : parent)) {
+    throw CliError("--out", "the folder '" + parent + "' does not exist", "--out inside an existing folder");
+  }
+  return request;
+}
+
+std::vector<std::string> unmatched_filters(const std::vector<std::string>& ops,
+                                           const std::vector<std::string>& suite_operators) {
+  std::vector<std::string> unmatched;
+  for (const std::string& filter : ops) {
+    bool matched = false;
+    for (const std::string& op : suite_operators) {
+      const auto name = naming::OperatorName::from_user(op);
+      matched = matched || (name && naming::matches_filter(*name, filter));
+    }
+    if (!matched) unmatched.push_back(filter);
+  }
+  return unmatched;
+}
+
+}  // namespace backendbench::cli

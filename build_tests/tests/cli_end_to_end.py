@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""The backendbench command end to end, as a user runs it: one CTest entry per step (--step).
+
+  bad_arguments   each bad argument: exit status 2, one located error naming the expected form,
+                  and no --out folder (no build needed: arguments are checked first)
+  run             run on smoke and edge with aten and the example kernels in a build folder of
+                  its own; the results folder read as BackendBench's users read it
+  report          the report in headless Chromium: loads without errors, the four plots render
+                  (a screenshot in the test's output folder); `report` writes it again
+  workflow        ops lists the suite; new scaffolds a kernel that fails clearly until written;
+                  compare; an operator the suite lacks
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--step", required=True, choices=["bad_arguments", "run", "report", "workflow"])
+parser.add_argument("--cli", required=True)
+parser.add_argument("--work", required=True)
+parser.add_argument("--source", required=True)
+parser.add_argument("--chromium", default="")
+args = parser.parse_args()
+tree, results = os.path.join(args.work, "tree"), os.path.join(args.work, "results")
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAILED: " + what)
+
+
+def cli(*arguments, expect=None):
+    done = subprocess.run([args.cli, *arguments], capture_output=True, text=True)
+    print("$ backendbench " + " ".join(arguments) + f"  (exit {done.returncode})")
+    print(done.stdout[-6000:], done.stderr[-4000:], sep="\n")
+    if expect is not None:
+        check(done.returncode == expect, f"{' '.join(arguments)}: exit {done.returncode}, expected {expect}")
+    return done
+
+
+def bad_arguments():
+    os.makedirs(args.work, exist_ok=True)
+    out = os.path.join(args.work, "must_not_exist")
+    never_built = os.path.join(args.work, "never_built")
+    cases = [
+        (["--suite", "smok"], r"^--suite: error: unknown suite 'smok'; expected smoke, edge"),
+        (["--backend", "tritn"], r"^--backend: error: unknown backend 'tritn'; expected aten, directory"),
+        (["--ops", "frobnicate"], r"^--ops: error: unknown operator 'frobnicate'; expected ATen operators"),
+        (["--backend", "no/such/kernels"], r"^--backend: error: kernel folder 'no/such/kernels' does not exist; expected"),
+        (["--suite", "torchbench", "--topn", "many"], r"^--topn: error: 'many' is not a number of inputs; expected a whole number"),
+        (["--device", "tpu"], r"^--device: error: unknown device 'tpu'; expected cpu or cuda"),
+        (["--suite", "missing_traces.txt"], r"^--suite: error: trace file or folder 'missing_traces.txt' does not exist"),
+        (["--frobnicate"], r"^backendbench run: error: .*frobnicate.*; expected the form `backendbench run --help` shows"),
+    ]
+    for extra, pattern in cases:
+        done = cli("run", "--out", out, "--build", never_built, *extra, expect=2)
+        lines = done.stderr.strip().splitlines()
+        check(len(lines) == 1, f"{extra}: one error line, got {len(lines)}")
+        check(bool(lines) and re.search(pattern, lines[0]) is not None, f"{extra}: message matches {pattern}")
+        check(not os.path.exists(out), f"{extra}: nothing written to --out")
+    check(not os.path.exists(never_built), "bad arguments configured no build folder")
+    # BackendBench's own spelling reaches run.
+    done = cli("--suite", "smok", expect=2)
+    check(done.stderr.startswith("--suite: error: unknown suite 'smok'"), "the seed's spelling is run's")
+
+
+def run():
+    shutil.rmtree(results, ignore_errors=True)
+    done = cli("run", "--suite", "smoke,edge", "--backend", "aten,directory", "--ops", "relu,add", "--device", "cpu",
+               "--build", tree, "--out", results, "-j", "2", "--salt", "0x5eed", expect=0)
+    check("correctness  " in done.stdout and "timing  " in done.stdout, "progress of both phases printed")
+    check(re.search(r"^  directory \(generated_kernels\)\s+\d+\s+1\.00\s+[0-9.]+x", done.stdout, re.M) is not None or
+          re.search(r"^  directory\s+\d+\s+1\.00", done.stdout, re.M) is not None, "the kernels' scores printed")
+    check(f"report:  {results}/report.html" in done.stdout, "the report's path printed")
+    for name in ["full_results.json", "operator_summary.csv", "failed_tests.json", "OVERALL_SUMMARY.md", "verdicts.jsonl",
+                 "junit.xml", "benchmark.json", "run.json", "report.html", "logs/build.log", "logs/ctest.log", "logs/bench.log"]:
+        check(os.path.isfile(os.path.join(results, name)), f"results folder has {name}")
+    if failures:
+        return
+    run_info = json.load(open(os.path.join(results, "run.json")))
+    check(run_info["salt"] == "0x0000000000005eed", "run.json keeps the salt")
+    for key in ["torch", "cxx_compiler", "backendbench_commit", "os"]:
+        check(run_info["versions"].get(key), f"run.json versions.{key}")
+    check(run_info["command"].startswith("backendbench run --suite smoke,edge"), "run.json keeps the command")
+    records = json.load(open(os.path.join(results, "full_results.json")))  # strict JSON: json.load rejects NaN? no; check below
+    text = open(os.path.join(results, "full_results.json")).read()
+    check(not re.search(r"\b(NaN|Infinity)\b", text), "full_results.json is strict JSON")
+    correctness = [r for r in records if r["test_type"] == "correctness"]
+    performance = [r for r in records if r["test_type"] == "performance"]
+    # Every case of the selection: the suites' manifests say how many.
+    expected = 0
+    for suite in ["smoke", "edge"]:
+        manifest = json.load(open(os.path.join(tree, "generated", suite, "suite.json")))
+        for op in manifest["operators"]:
+            if re.match(r"^(relu|add)\.", op["operator"]):
+                expected += len(op["cases"]) * len(op["backends"])
+    skipped = sum(1 for line in open(os.path.join(results, "verdicts.jsonl")) if '"status":"skipped"' in line.replace(" ", ""))
+    check(len(correctness) + skipped >= expected, f"{len(correctness)} correctness records + {skipped} skipped cover {expected} cases")
+    check(len(performance) > 0, "performance records")
+    bench = json.load(open(os.path.join(results, "benchmark.json")))
+    check(len(bench["benchmarks"]) >= len(performance), "benchmark.json has every timed case")
+    check(json.load(open(os.path.join(results, "failed_tests.json"))) == [], "no failed tests")
+    rows = list(csv.reader(open(os.path.join(results, "operator_summary.csv"))))
+    check(rows[0] == ["operator", "total_tests", "correctness_tests", "performance_tests", "passed_correctness_tests",
+                      "passed_performance_tests", "failed_correctness_tests", "failed_performance_tests", "correctness_rate",
+                      "avg_speedup", "geomean_speedup", "max_absolute_error", "max_relative_error", "backend"],
+          "operator_summary.csv has the original's columns, then backend")
+    for row in rows[1:]:
+        check(int(row[1]) == int(row[2]) + int(row[3]), f"total_tests counts tests ({row})")
+    summary = open(os.path.join(results, "OVERALL_SUMMARY.md")).read()
+    check("| Correctness Score | 1.00 |" in summary, "OVERALL_SUMMARY.md's correctness score")
+    junit = open(os.path.join(results, "junit.xml")).read()
+    check("smoke/relu.default/impl1" in junit and "edge/add.Tensor/aten" in junit, "junit.xml names the CTest entries")
+
+
+def report():
+    page = os.path.join(results, "report.html")
+    size = os.path.getsize(page)
+    check(size > 1_000_000, f"report.html embeds plotly.js ({size} bytes)")
+    with open(page) as handle:
+        check("https://" not in re.sub(r"<script>.*?</script>", "", handle.read(), flags=re.S), "the page loads nothing from the network")
+    before = os.path.getmtime(page)
+    done = cli("report", results, expect=0)
+    check("scores (BackendBench's definitions" in done.stdout, "report prints the scores")
+    check(os.path.getmtime(page) >= before, "report writes the page again")
+    check(bool(args.chromium), "Chromium found (scripts/install-deps.sh installs Debian's chromium)")
+    if not args.chromium:
+        return
+    browser = [args.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+               "--virtual-time-budget=15000", "--window-size=1400,4200"]
+    dom = subprocess.run(browser + ["--dump-dom", "file://" + page], capture_output=True, text=True, timeout=180)
+    body = re.search(r"<body[^>]*>", dom.stdout)
+    print("body tag:", body.group(0) if body else dom.stdout[:500], dom.stderr[-1500:], sep="\n")
+    check(body is not None and 'data-plots-rendered="4"' in body.group(0), "the four plots rendered")
+    check(body is not None and "data-report-errors" not in body.group(0), "no script errors")
+    check(dom.stdout.count('class="main-svg"') >= 4, "plotly drew its SVG for each plot")
+    check("<td>relu.default</td>" in dom.stdout, "the operators table is filled")
+    shot_dir = os.path.join(args.work, "screenshots")
+    os.makedirs(shot_dir, exist_ok=True)
+    shot = os.path.join(shot_dir, "report.png")
+    subprocess.run(browser + ["--screenshot=" + shot, "file://" + page], capture_output=True, timeout=180)
+    check(os.path.isfile(shot) and os.path.getsize(shot) > 50_000, f"screenshot {shot}")
+    print("screenshot:", shot)
+
+
+def workflow():
+    done = cli("ops", "--suite", "smoke", "--build", tree, expect=0)
+    check(re.search(r"^  relu\.default\s+\d+\s+impl1, impl2 \(cuda\)$", done.stdout, re.M) is not None, "ops lists relu's kernels")
+    # A kernel folder of our own: the examples' relu kernels and their shared headers.
+    kernels = os.path.join(args.work, "kernels")
+    shutil.rmtree(kernels, ignore_errors=True)
+    shutil.copytree(os.path.join(args.source, "generated_kernels"), kernels)
+    for other in ["add", "mul", "div"]:
+        shutil.rmtree(os.path.join(kernels, other))
+    done = cli("new", "relu", "--kernels", kernels, expect=0)
+    created = os.path.join(kernels, "relu", "relu_implementation_3.cpp")
+    check(f"created {created}" in done.stdout, "new names the file it created")
+    check("at::Tensor relu_kernel_impl(const at::Tensor& self)" in open(created).read(), "the exact signature")
+    new_results = os.path.join(args.work, "new_results")
+    shutil.rmtree(new_results, ignore_errors=True)
+    done = cli("run", "--suite", "smoke", "--backend", kernels, "--ops", "relu", "--device", "cpu", "--no-timing",
+               "--build", tree, "--out", new_results, "-j", "2", expect=1)
+    failed = json.load(open(os.path.join(new_results, "failed_tests.json")))
+    check(failed and all(r["backend"] == "impl3" for r in failed), "only the new kernel fails")
+    check(failed and all("is not written yet" in r["error_msg"] for r in failed), "its message says it is not written yet")
+    rows = {(r[0], r[-1]): r for r in csv.reader(open(os.path.join(new_results, "operator_summary.csv")))}
+    check(rows.get(("relu.default", "impl3"), [None] * 9)[8] == "0", "impl3's correctness_rate is 0")
+    done = cli("compare", results, results, "--fail-on-regression", expect=0)
+    check("0 regressions" in done.stdout, "a run compared with itself has no regressions")
+    done = cli("compare", results, new_results, expect=0)
+    check(re.search(r"relu\.default\s+impl3\s+0\s+[1-9]\d*\s+-\s+-\s+only B", done.stdout) is not None,
+          "compare shows the new kernel's failures")
+    out = os.path.join(args.work, "not_written")
+    done = cli("run", "--suite", "smoke", "--backend", "directory", "--ops", "conv2d", "--build", tree, "--out", out, expect=2)
+    check(done.stderr.startswith("--ops: error: no cases of 'conv2d' in suite smoke; expected operators the suites have"),
+          "an operator the suite lacks is named")
+    check(not os.path.exists(out), "nothing written for it")
+
+
+{"bad_arguments": bad_arguments, "run": run, "report": report, "workflow": workflow}[args.step]()
+print(f"{len(failures)} failed checks" if failures else "all checks passed")
+sys.exit(1 if failures else 0)

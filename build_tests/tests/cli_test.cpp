@@ -1,0 +1,394 @@
+// Unit tests of the backendbench command's library (build_tests/frontends/cli): argument checks
+// (one test per diagnostic), progress, compare, scaffolding, the report's data and page, and the
+// suite manifest reader. The command run end to end is tested by cli_end_to_end.py.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "backendbench/files.h"
+#include "cli/build_tree.h"
+#include "cli/compare.h"
+#include "cli/errors.h"
+#include "cli/progress.h"
+#include "cli/report.h"
+#include "cli/run_request.h"
+#include "cli/scaffold.h"
+#include "schema/torch_schema.h"
+
+namespace backendbench::cli {
+namespace {
+
+class Scratch {
+ public:
+  Scratch() : path_(files::temporary_directory() + "/backendbench_cli_test_" + std::to_string(getpid())) {
+    files::remove_tree(path_);
+    files::make_directories(path_);
+  }
+  ~Scratch() { files::remove_tree(path_); }
+  const std::string& path() const { return path_; }
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string file = path_ + "/" + name;
+    files::make_directories(file.substr(0, file.find_last_of('/')));
+    std::ofstream(file) << text;
+    return file;
+  }
+
+ private:
+  std::string path_;
+};
+
+RunContext context_in(const Scratch& scratch) {
+  RunContext context;
+  context.source_directory = BACKENDBENCH_TEST_SOURCE_DIR;
+  context.default_build_directory = scratch.path() + "/build";
+  context.default_jobs = 2;
+  context.now_stamp = "20261124_120000";
+  return context;
+}
+
+bool known(const std::string& filter) { return filter == "relu" || filter == "add.Tensor" || filter == "add"; }
+
+// The message check_run_arguments throws for `arguments`, "" when it accepts them.
+std::string error_of(const RunArguments& arguments, const Scratch& scratch) {
+  try {
+    check_run_arguments(arguments, context_in(scratch), known);
+  } catch (const CliError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+RunArguments with(std::function<void(RunArguments&)> change) {
+  RunArguments arguments;
+  change(arguments);
+  return arguments;
+}
+
+TEST(RunArguments, DefaultsAreSmokeOnAtenTimedIntoATimestampedFolder) {
+  Scratch scratch;
+  char here[4096];
+  ASSERT_NE(getcwd(here, sizeof(here)), nullptr);
+  const RunRequest request = check_run_arguments(RunArguments{}, context_in(scratch), known);
+  ASSERT_EQ(request.suites.size(), 1u);
+  EXPECT_EQ(request.suites[0].name, "smoke");
+  EXPECT_TRUE(request.aten);
+  EXPECT_TRUE(request.kernels_directory.empty());
+  EXPECT_EQ(request.timed_suites, (std::set<std::string>{"smoke"}));
+  EXPECT_EQ(request.jobs, 2);
+  EXPECT_EQ(request.out, std::string(here) + "/backendbench_output_20261124_120000");
+  EXPECT_FALSE(request.salt_given);
+}
+
+TEST(RunArguments, ListsKernelFoldersTimingAndFileSuites) {
+  Scratch scratch;
+  const std::string traces = scratch.write("my-model.txt", "Operator: aten.relu.default\ncnt: 1, ((T([4], f32),), {})\n");
+  scratch.write("kernels/relu/relu_implementation_1.cpp", "");
+  const RunRequest request = check_run_arguments(with([&](RunArguments& a) {
+                                                   a.suite = "edge, " + traces;
+                                                   a.backend = "aten," + scratch.path() + "/kernels";
+                                                   a.ops = "relu,add.Tensor";
+                                                   a.topn = "3";
+                                                   a.salt = "0x10";
+                                                 }),
+                                                 context_in(scratch), known);
+  ASSERT_EQ(request.suites.size(), 2u);
+  EXPECT_FALSE(request.suites[0].timed_by_default);  // edge
+  EXPECT_EQ(request.suites[1].name, "my_model");
+  EXPECT_EQ(request.suites[1].traces, traces);
+  EXPECT_EQ(request.timed_suites, (std::set<std::string>{"my_model"}));  // trace files are timed by default, edge is not
+  EXPECT_EQ(request.kernels_directory, scratch.path() + "/kernels");
+  EXPECT_EQ(request.ops, (std::vector<std::string>{"relu", "add.Tensor"}));
+  EXPECT_EQ(request.topn, 3);
+  EXPECT_EQ(request.salt, 16u);
+  EXPECT_TRUE(check_run_arguments(with([](RunArguments& a) { a.suite = "edge"; }), context_in(scratch), known).timed_suites.empty());
+  EXPECT_TRUE(check_run_arguments(with([](RunArguments& a) { a.timing = false; }), context_in(scratch), known).timed_suites.empty());
+  EXPECT_EQ(check_run_arguments(with([](RunArguments& a) { a.suite = "smoke,edge"; a.timing = true; }), context_in(scratch), known)
+                .timed_suites.size(), 2u);
+  EXPECT_EQ(check_run_arguments(with([](RunArguments& a) { a.backend = "directory"; }), context_in(scratch), known)
+                .kernels_directory,
+            std::string(BACKENDBENCH_TEST_SOURCE_DIR) + "/generated_kernels");
+}
+
+TEST(RunArguments, UnknownSuite) {
+  Scratch scratch;
+  EXPECT_EQ(error_of(with([](RunArguments& a) { a.suite = "smok"; }), scratch),
+            "--suite: error: unknown suite 'smok'; expected smoke, edge, opinfo, torchbench, sample, or a trace file or "
+            "folder of them (.txt, .json, .jsonl), comma-separated");
+}
+
+TEST(RunArguments, MissingTraceFile) {
+  Scratch scratch;
+  EXPECT_NE(error_of(with([](RunArguments& a) { a.suite = "nowhere/traces.txt"; }), scratch)
+                .find("--suite: error: trace file or folder 'nowhere/traces.txt' does not exist; expected"),
+            std::string::npos);
+}
+
+TEST(RunArguments, TraceFileNamedLikeABuiltinSuite) {
+  Scratch scratch;
+  const std::string traces = scratch.write("smoke.txt", "");
+  EXPECT_NE(error_of(with([&](RunArguments& a) { a.suite = traces; }), scratch)
+                .find("would be named like the built-in suite 'smoke'"),
+            std::string::npos);
+}
+
+TEST(RunArguments, UnknownBackend) {
+  Scratch scratch;
+  EXPECT_EQ(error_of(with([](RunArguments& a) { a.backend = "tritn"; }), scratch),
+            "--backend: error: unknown backend 'tritn'; expected aten, directory (generated_kernels/), or a kernel "
+            "folder (<op>/<op>_implementation_<N>.cpp|.cu), comma-separated");
+}
+
+TEST(RunArguments, MissingKernelFolder) {
+  Scratch scratch;
+  EXPECT_NE(error_of(with([](RunArguments& a) { a.backend = "my_kernels/"; }), scratch)
+                .find("--backend: error: kernel folder 'my_kernels/' does not exist; expected"),
+            std::string::npos);
+}
+
+TEST(RunArguments, TwoKernelFolders) {
+  Scratch scratch;
+  files::make_directories(scratch.path() + "/k");
+  EXPECT_NE(error_of(with([&](RunArguments& a) { a.backend = "directory," + scratch.path() + "/k"; }), scratch)
+                .find("--backend: error: two kernel folders"),
+            std::string::npos);
+}
+
+TEST(RunArguments, UnknownOperator) {
+  Scratch scratch;
+  EXPECT_NE(error_of(with([](RunArguments& a) { a.ops = "relu,frobnicate"; }), scratch)
+                .find("--ops: error: unknown operator 'frobnicate'; expected ATen operators"),
+            std::string::npos);
+}
+
+TEST(RunArguments, TopnThatIsNotANumber) {
+  Scratch scratch;
+  EXPECT_EQ(error_of(with([](RunArguments& a) { a.topn = "five"; }), scratch),
+            "--topn: error: 'five' is not a number of inputs; expected a whole number of at least 1");
+  EXPECT_NE(error_of(with([](RunArguments& a) { a.topn = "0"; }), scratch).find("'0' is not a number of inputs"),
+            std::string::npos);
+}
+
+TEST(RunArguments, TopnWithoutTorchbench) {
+  Scratch scratch;
+  EXPECT_EQ(error_of(with([](RunArguments& a) { a.topn = "2"; }), scratch),
+            "--topn: error: --topn keeps the largest inputs of TorchBench traces; expected --topn with --suite "
+            "torchbench or a trace file");
+}
+
+TEST(RunArguments, TorchbenchWithoutTraces) {
+  Scratch scratch;
+  EXPECT_NE(error_of(with([](RunArguments& a) { a.suite = "torchbench"; }), scratch)
+                .find("--traces: error: no TorchBench traces found; expected the folder of TorchBench's operator traces"),
+            std::string::npos);
+}
+
+TEST(RunArguments, UnknownDevice) {
+  Scratch scratch;
+  EXPECT_EQ(error_of(with([](RunArguments& a) { a.device = "tpu"; }), scratch),
+            "--device: error: unknown device 'tpu'; expected cpu or cuda");
+}
+
+TEST(RunArguments, BadThresholdJobsAndSalt) {
+  Scratch scratch;
+  EXPECT_EQ(error_of(with([](RunArguments& a) { a.p = "fast"; }), scratch),
+            "--p: error: 'fast' is not a speedup threshold; expected a number of at least 0, e.g. 1.5");
+  EXPECT_EQ(error_of(with([](RunArguments& a) { a.jobs = "0"; }), scratch),
+            "-j: error: '0' is not a number of jobs; expected a whole number of at least 1");
+  EXPECT_NE(error_of(with([](RunArguments& a) { a.salt = "0xZZ"; }), scratch).find("--salt: error: '0xZZ' is not a salt"),
+            std::string::npos);
+}
+
+TEST(RunArguments, OutThatIsNotAResultsFolder) {
+  Scratch scratch;
+  scratch.write("notes/todo.txt", "mine");
+  EXPECT_NE(error_of(with([&](RunArguments& a) { a.out = scratch.path() + "/notes"; }), scratch)
+                .find("exists and is not a results folder of an earlier run"),
+            std::string::npos);
+  scratch.write("earlier/run.json", "{}");
+  EXPECT_EQ(error_of(with([&](RunArguments& a) { a.out = scratch.path() + "/earlier"; }), scratch), "");
+  EXPECT_NE(error_of(with([&](RunArguments& a) { a.out = scratch.path() + "/no/such/out"; }), scratch)
+                .find("--out: error: the folder '" + scratch.path() + "/no/such' does not exist"),
+            std::string::npos);
+}
+
+TEST(RunArguments, OperatorsNoSuiteHasAreNamed) {
+  EXPECT_EQ(unmatched_filters({"relu", "mul", "add.Tensor"}, {"relu.default", "add.Tensor", "add_.Tensor"}),
+            (std::vector<std::string>{"mul"}));
+  EXPECT_TRUE(unmatched_filters({"add"}, {"add.Tensor"}).empty());
+}
+
+Verdict verdict_of(const std::string& case_name, bool passed, double speedup = 0, const char* frontend = "tests") {
+  Verdict verdict;
+  verdict.suite = "smoke";
+  verdict.op = "relu.default";
+  verdict.backend = "impl1";
+  verdict.case_name = case_name;
+  verdict.frontend = frontend;
+  if (!passed) {
+    verdict.status = Verdict::Status::kFailed;
+    verdict.errors = {"relu.default case " + case_name + ": wrong values"};
+  }
+  if (speedup > 0) verdict.timing = TimingFigures{10, 10 / speedup, 10 / speedup, speedup};
+  return verdict;
+}
+
+TEST(Progress, CountsWholeLinesAsTheyAreAppended) {
+  Scratch scratch;
+  const std::string path = scratch.path() + "/v.jsonl";
+  VerdictFollower follower({path, scratch.path() + "/not_yet.jsonl"});
+  EXPECT_EQ(follower.update().done, 0);
+  std::ofstream out(path);
+  out << verdict_json(verdict_of("a", true)) << "\n" << verdict_json(verdict_of("b", false)) << "\n{\"sch";
+  out.flush();
+  ProgressCounts counts = follower.update();
+  EXPECT_EQ(counts.done, 2);
+  EXPECT_EQ(counts.failed, 1);
+  out << "ema\": 1}\n";  // the half line, completed: not a verdict, so a failure
+  out.flush();
+  counts = follower.update();
+  EXPECT_EQ(counts.done, 3);
+  EXPECT_EQ(counts.failed, 2);
+}
+
+TEST(Progress, LineEstimatesTheTimeLeftAtTheRateSoFar) {
+  EXPECT_EQ(progress_line("correctness", {10, 1, 40}, 20), "correctness  10/40 cases  1 failed  0:20 elapsed  about 1:00 left");
+  EXPECT_EQ(progress_line("timing", {0, 0, 5}, 3), "timing  0/5 cases  0 failed  0:03 elapsed");
+  EXPECT_EQ(clock_text(3725), "1:02:05");
+}
+
+TEST(Compare, FindsBrokenFixedSlowerAndFasterCases) {
+  const std::vector<Verdict> before = {verdict_of("a", true), verdict_of("b", false), verdict_of("c", true, 2.0, "bench"),
+                                       verdict_of("d", true, 1.0, "bench"), verdict_of("e", true, 1.0, "bench"),
+                                       verdict_of("gone", true)};
+  const std::vector<Verdict> after = {verdict_of("a", false), verdict_of("b", true), verdict_of("c", true, 1.5, "bench"),
+                                      verdict_of("d", true, 1.5, "bench"), verdict_of("e", true, 1.05, "bench"),
+                                      verdict_of("new", true)};
+  const Comparison comparison = compare_runs(before, after, 0.10);
+  EXPECT_EQ(comparison.matched, 5);
+  EXPECT_EQ(comparison.only_before, 1);
+  EXPECT_EQ(comparison.only_after, 1);
+  ASSERT_EQ(comparison.regressions.size(), 2u);  // a broke; c lost 25 %
+  EXPECT_EQ(comparison.regressions[0].case_name, "a");
+  EXPECT_NE(comparison.regressions[0].what.find("passed → failed: relu.default case a: wrong values"), std::string::npos);
+  EXPECT_EQ(comparison.regressions[1].what, "speedup 2.000x → 1.500x (-25.0%)");
+  ASSERT_EQ(comparison.improvements.size(), 2u);  // b fixed; d gained 50 %; e's 5 % is within the threshold
+  EXPECT_EQ(comparison.improvements[0].case_name, "b");
+  EXPECT_EQ(comparison.improvements[1].case_name, "d");
+  ASSERT_EQ(comparison.rows.size(), 1u);
+  EXPECT_EQ(comparison.rows[0].failed_before, 1);
+  EXPECT_EQ(comparison.rows[0].failed_after, 1);
+  EXPECT_NE(comparison_text(comparison, "A", "B", 0.10).find("2 regressions"), std::string::npos);
+}
+
+TEST(Scaffold, WritesTheExactSignatureIntoTheNextFreeFile) {
+  Scratch scratch;
+  scratch.write("kernels/add/add_implementation_1.cpp", "");
+  scratch.write("kernels/add/add_implementation_3.cu", "");
+  const schema::TorchSchemaSource schemas;
+  const std::string templates = std::string(BACKENDBENCH_TEST_SOURCE_DIR) + "/templates";
+  const ScaffoldedKernel add = scaffold_kernel("add.Tensor", scratch.path() + "/kernels", false, schemas, templates, "2.x");
+  EXPECT_EQ(add.path, scratch.path() + "/kernels/add/add_implementation_4.cpp");  // the folder add already serves add.Tensor
+  EXPECT_EQ(add.backend, "impl4");
+  EXPECT_EQ(add.declaration,
+            "at::Tensor add_kernel_impl(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha)");
+  EXPECT_NE(add.text.find(add.declaration + " {"), std::string::npos);
+  EXPECT_NE(add.text.find("TORCH_CHECK(false, \"add_kernel_impl (add/add_implementation_4.cpp) is not written yet\")"),
+            std::string::npos);
+  const ScaffoldedKernel relu = scaffold_kernel("aten.relu.default", scratch.path() + "/kernels", true, schemas, templates, "2.x");
+  EXPECT_EQ(relu.path, scratch.path() + "/kernels/relu__default/relu__default_implementation_1.cu");
+  EXPECT_NE(relu.text.find("getCurrentCUDAStream"), std::string::npos);
+  write_scaffold(relu);
+  std::ifstream written(relu.path);
+  EXPECT_TRUE(written.good());
+  try {
+    write_scaffold(relu);
+    ADD_FAILURE() << "replaced an existing kernel";
+  } catch (const CliError& error) {
+    EXPECT_NE(std::string(error.what()).find("exists already"), std::string::npos);
+  }
+}
+
+TEST(Scaffold, UnknownOperator) {
+  Scratch scratch;
+  try {
+    scaffold_kernel("frobnicate", scratch.path(), false, schema::TorchSchemaSource(), BACKENDBENCH_TEST_SOURCE_DIR "/templates", "");
+    ADD_FAILURE() << "no error";
+  } catch (const CliError& error) {
+    EXPECT_EQ(std::string(error.what()).substr(0, 50), "new: error: unknown operator 'frobnicate.default';");
+  }
+}
+
+TEST(Report, DataHoldsScoresRowsFailuresAndCases) {
+  std::vector<Verdict> verdicts = {verdict_of("a", true), verdict_of("b", false), verdict_of("a", true, 2.0, "bench")};
+  Verdict reference = verdict_of("a", true);
+  reference.backend = "aten";
+  verdicts.push_back(reference);
+  const nlohmann::json data = report_data(verdicts, {{"kernels_label", "my_kernels"}, {"p", 1.5}, {"command", "x"}});
+  ASSERT_EQ(data["groups"].size(), 2u);
+  EXPECT_EQ(data["groups"][0]["label"], "aten");
+  EXPECT_EQ(data["groups"][0]["correctness"], 1.0);
+  EXPECT_TRUE(data["groups"][0]["performance"].is_null());
+  EXPECT_EQ(data["groups"][1]["label"], "my_kernels");
+  EXPECT_EQ(data["groups"][1]["correctness"], 0.0);
+  EXPECT_EQ(data["groups"][1]["performance"], 2.0);
+  EXPECT_EQ(data["groups"][1]["perf_at_p"], 0.0);  // faster than 1.5 but incorrect
+  ASSERT_EQ(data["failures"].size(), 1u);
+  EXPECT_EQ(data["failures"][0]["case"], "b");
+  EXPECT_EQ(data["cases"].size(), 4u);
+}
+
+TEST(Report, PageEmbedsItsDataAndScriptsSafely) {
+  Verdict hostile = verdict_of("</script><script>alert(1)</script>", false);
+  const nlohmann::json data = report_data({hostile}, {{"command", "run <b>&"}, {"p", 1.0}});
+  const std::string page = report_html(data, BACKENDBENCH_TEST_SOURCE_DIR "/templates", "window.Plotly = {};");
+  EXPECT_EQ(page.find("</script><script>alert"), std::string::npos);
+  EXPECT_NE(page.find("<\\/script><script>alert(1)<\\/script>"), std::string::npos);
+  EXPECT_NE(page.find("<title>backendbench: run &lt;b&gt;&amp;</title>"), std::string::npos);
+  EXPECT_NE(page.find("window.Plotly = {};"), std::string::npos);
+  EXPECT_NE(page.find("@generated"), std::string::npos);
+  const std::string without = report_html(data, BACKENDBENCH_TEST_SOURCE_DIR "/templates", "");
+  EXPECT_NE(without.find("plotly.js was not found"), std::string::npos);
+}
+
+TEST(SuiteManifest, ReadsTheGeneratorsFileAndNamesABadOne) {
+  Scratch scratch;
+  const std::string good = scratch.write(
+      "suite.json",
+      R"json({"schema": "backendbench-suite", "version": 1, "suite": "s", "excluded_inputs": 2, "unselected_inputs": 0,
+          "operators": [{"operator": "relu.default", "folder": "relu__default", "schema": "aten::relu(Tensor self) -> Tensor",
+                         "cases": [{"name": "f32_4_x", "arguments": "((T([4], f32),), {})", "file": "t.txt", "line": 2,
+                                    "count": 1, "input_elements": 4}],
+                         "backends": [{"name": "aten", "kind": "reference"},
+                                      {"name": "impl1", "kind": "kernel", "file": "k.cpp", "cuda": true}]}]})json");
+  const SuiteManifest manifest = read_suite_manifest(good);
+  ASSERT_EQ(manifest.operators.size(), 1u);
+  EXPECT_EQ(manifest.excluded_inputs, 2);
+  EXPECT_EQ(manifest.operators[0].cases[0].input_elements, 4);
+  EXPECT_TRUE(manifest.operators[0].backends[1].cuda);
+  const std::string bad = scratch.write("other.json", R"({"schema": "something-else"})");
+  try {
+    read_suite_manifest(bad);
+    ADD_FAILURE() << "no error";
+  } catch (const CliError& error) {
+    EXPECT_EQ(std::string(error.what()), bad + ": error: not a suite manifest of version 1; expected a suite.json written by backendbench-gen");
+  }
+}
+
+TEST(BuildTree, ReadsCachedValues) {
+  Scratch scratch;
+  scratch.write("CMakeCache.txt", "# comment\nBACKENDBENCH_SUITES:STRING=smoke;edge\nBACKENDBENCH_OPS:STRING=\n");
+  const BuildTree tree("/src", scratch.path());
+  EXPECT_TRUE(tree.configured());
+  EXPECT_EQ(tree.cached("BACKENDBENCH_SUITES"), "smoke;edge");
+  EXPECT_EQ(tree.cached("BACKENDBENCH_OPS"), "");
+  EXPECT_FALSE(tree.cached("BACKENDBENCH_TOPN").has_value());
+  EXPECT_EQ(tree.suite_manifest_path("smoke"), scratch.path() + "/generated/smoke/suite.json");
+}
+
+}  // namespace
+}  // namespace backendbench::cli
