@@ -177,6 +177,16 @@ def workflow():
     done = cli("compare", results, new_results, expect=0)
     check(re.search(r"relu\.default\s+impl3\s+0\s+[1-9]\d*\s+-\s+-\s+only B", done.stdout) is not None,
           "compare shows the new kernel's failures")
+    # A trace file of our own is a suite named after it.
+    traces = os.path.join(args.work, "my-model.txt")
+    with open(traces, "w") as handle:
+        handle.write("Operator: aten.relu.default\ncnt: 3, ((T([7, 5], f32),), {})\ncnt: 1, ((T([64], f16),), {})\n")
+    own_results = os.path.join(args.work, "own_results")
+    shutil.rmtree(own_results, ignore_errors=True)
+    done = cli("run", "--suite", traces, "--backend", "aten", "--no-timing", "--device", "cpu", "--build", tree,
+               "--out", own_results, "-j", "2", expect=0)
+    records = json.load(open(os.path.join(own_results, "full_results.json")))
+    check(len(records) == 2 and {r["suite"] for r in records} == {"my_model"}, "the trace file's two inputs, as suite my_model")
     out = os.path.join(args.work, "not_written")
     done = cli("run", "--suite", "smoke", "--backend", "directory", "--ops", "conv2d", "--build", tree, "--out", out, expect=2)
     check(done.stderr.startswith("--ops: error: no cases of 'conv2d' in suite smoke; expected operators the suites have"),

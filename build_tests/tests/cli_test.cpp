@@ -193,6 +193,15 @@ TEST(RunArguments, UnknownDevice) {
             "--device: error: unknown device 'tpu'; expected cpu or cuda");
 }
 
+TEST(RunArguments, CudaWithoutAGpu) {
+  Scratch scratch;
+  EXPECT_EQ(error_of(with([](RunArguments& a) { a.device = "cuda"; }), scratch),
+            "--device: error: no CUDA device on this machine; expected cpu here, or cuda on a machine with a GPU");
+  RunContext context = context_in(scratch);
+  context.cuda_available = true;
+  EXPECT_EQ(check_run_arguments(with([](RunArguments& a) { a.device = "cuda"; }), context, known).device, "cuda");
+}
+
 TEST(RunArguments, BadThresholdJobsAndSalt) {
   Scratch scratch;
   EXPECT_EQ(error_of(with([](RunArguments& a) { a.p = "fast"; }), scratch),

@@ -360,6 +360,7 @@ RunContext run_context(const Installation& installation) {
   context.default_torchbench_traces = traces;
   context.default_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   context.now_stamp = now_text("%Y%m%d_%H%M%S");
+  context.cuda_available = cuda_available();
   return context;
 }
 

@@ -161,6 +161,9 @@ RunRequest check_run_arguments(const RunArguments& arguments, const RunContext& 
   if (!arguments.device.empty() && arguments.device != "cpu" && arguments.device != "cuda") {
     throw CliError("--device", "unknown device '" + arguments.device + "'", "cpu or cuda");
   }
+  if (arguments.device == "cuda" && !context.cuda_available) {
+    throw CliError("--device", "no CUDA device on this machine", "cpu here, or cuda on a machine with a GPU");
+  }
   request.device = arguments.device;
 
   char* end = nullptr;

@@ -49,6 +49,7 @@ struct RunContext {
   std::string default_build_directory;    // the build folder this command was built in
   std::string default_torchbench_traces;  // "" when none was found
   int default_jobs = 1;
+  bool cuda_available = false;
   std::string now_stamp;  // YYYYmmdd_HHMMSS, for the default --out
 };
 
