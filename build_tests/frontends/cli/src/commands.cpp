@@ -228,7 +228,7 @@ nlohmann::json versions(const BuildTree& tree) {
   nlohmann::json info = {{"torch", TORCH_VERSION}, {"cxx_compiler", BACKENDBENCH_CXX_COMPILER}};
   const long cudart = at::detail::getCUDAHooks().hasCUDA() ? at::detail::getCUDAHooks().versionCUDART() : 0;
   info["cuda_runtime"] = cudart ? std::to_string(cudart / 1000) + "." + std::to_string(cudart % 1000 / 10) : "";
-  info["cuda_compiler"] = tree.cached("CMAKE_CUDA_COMPILER_VERSION").value_or("");
+  info["cuda_compiler"] = BACKENDBENCH_CUDA_COMPILER;  // "" where .cu kernels are not built
   std::string gpu = process_output({"nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"});
   while (!gpu.empty() && (gpu.back() == '\n' || gpu.back() == ' ')) gpu.pop_back();
   info["gpu"] = gpu;
@@ -382,7 +382,11 @@ int run_command(const RunRequest& request, const std::string& command_line) {
   std::vector<std::string> suite_names, backend_labels;
   for (const SuiteChoice& suite : request.suites) suite_names.push_back(suite.name);
   if (request.aten) backend_labels.push_back("aten");
-  if (!request.kernels_directory.empty()) backend_labels.push_back(request.kernels_label + " (" + request.kernels_directory + ")");
+  if (!request.kernels_directory.empty()) {
+    backend_labels.push_back(request.kernels_label == request.kernels_directory
+                                 ? request.kernels_label
+                                 : request.kernels_label + " (" + request.kernels_directory + ")");
+  }
   const uint64_t salt = request.salt_given ? request.salt : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
   std::cout << "backendbench run: suites " << joined(suite_names, ", ") << "; backends " << joined(backend_labels, ", ")
             << (request.ops.empty() ? "" : "; operators " + joined(request.ops, ", ")) << "; device "
