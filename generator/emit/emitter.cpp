@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "emit/template.h"
+#include "language/csv.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,13 +23,6 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
 std::string sources_of(const model::Suite& suite) {
   if (suite.sources.size() <= 3) return join(suite.sources, ", ");
   return suite.sources.front() + " and " + std::to_string(suite.sources.size() - 1) + " more trace files";
-}
-
-// RFC 4180: quoted, inner quotes doubled.
-std::string csv_field(const std::string& text) {
-  std::string field = "\"";
-  for (char c : text) field += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return field + "\"";
 }
 
 
@@ -237,8 +231,8 @@ void Emitter::emit_suite(const model::Suite& suite, const SuiteOutputOptions& op
   }
   std::string exclusions = "operator,arguments,location,reason\n";
   for (const model::Exclusion& exclusion : suite.exclusions) {
-    exclusions += csv_field(exclusion.op) + "," + csv_field(exclusion.arguments) + "," + csv_field(exclusion.location) +
-                  "," + csv_field(exclusion.reason) + "\n";
+    exclusions += csv::field(exclusion.op) + "," + csv::field(exclusion.arguments) + "," + csv::field(exclusion.location) +
+                  "," + csv::field(exclusion.reason) + "\n";
   }
   writer.write(suite_exclusions_file(), exclusions);
   writer.write(suite_manifest_file(), suite_manifest(suite, source));

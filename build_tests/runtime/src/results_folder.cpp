@@ -16,6 +16,7 @@
 
 #include "backendbench/files.h"
 #include "backendbench/run_scores.h"
+#include "language/csv.h"
 
 namespace backendbench {
 namespace {
@@ -85,31 +86,24 @@ std::string number_text(double value) {
   return std::string(text, result.ptr);
 }
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 std::string operator_summary_csv(const std::vector<OperatorResult>& rows) {
-  std::string csv =
+  std::string text =
       "operator,total_tests,correctness_tests,performance_tests,passed_correctness_tests,passed_performance_tests,"
       "failed_correctness_tests,failed_performance_tests,correctness_rate,avg_speedup,geomean_speedup,"
       "max_absolute_error,max_relative_error,backend\n";
   for (const OperatorResult& row : rows) {
     const std::vector<std::string> fields = {
-        csv_field(row.op), std::to_string(row.correctness_tests + row.performance_tests),
+        csv::field(row.op), std::to_string(row.correctness_tests + row.performance_tests),
         std::to_string(row.correctness_tests), std::to_string(row.performance_tests),
         std::to_string(row.passed_correctness), std::to_string(row.passed_performance),
         std::to_string(row.correctness_tests - row.passed_correctness),
         std::to_string(row.performance_tests - row.passed_performance),
         number_text(row.correctness_ratio()), number_text(row.mean_speedup()), number_text(row.geomean_speedup()),
-        number_text(row.max_abs_error), number_text(row.max_rel_error), csv_field(row.backend)};
-    for (size_t i = 0; i < fields.size(); ++i) csv += (i ? "," : "") + fields[i];
-    csv += "\n";
+        number_text(row.max_abs_error), number_text(row.max_rel_error), csv::field(row.backend)};
+    for (size_t i = 0; i < fields.size(); ++i) text += (i ? "," : "") + fields[i];
+    text += "\n";
   }
-  return csv;
+  return text;
 }
 
 std::string formatted(const char* format, double value) {
