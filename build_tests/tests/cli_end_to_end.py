@@ -163,13 +163,23 @@ def workflow():
     created = os.path.join(kernels, "relu", "relu_implementation_3.cpp")
     check(f"created {created}" in done.stdout, "new names the file it created")
     check("at::Tensor relu_kernel_impl(const at::Tensor& self)" in open(created).read(), "the exact signature")
+    # A kernel that does not compile fails its own cases; the others still run.
+    with open(os.path.join(kernels, "relu", "relu_implementation_4.cpp"), "w") as handle:
+        handle.write("#include <ATen/ATen.h>\nat::Tensor relu_kernel_impl(const at::Tensor& self) { return self.clamp_min(0) }\n")
     new_results = os.path.join(args.work, "new_results")
     shutil.rmtree(new_results, ignore_errors=True)
     done = cli("run", "--suite", "smoke", "--backend", kernels, "--ops", "relu", "--device", "cpu", "--no-timing",
                "--build", tree, "--out", new_results, "-j", "2", expect=1)
+    check("does not compile: " + os.path.join(kernels, "relu", "relu_implementation_4.cpp") in done.stdout,
+          "the kernel that does not compile is named")
     failed = json.load(open(os.path.join(new_results, "failed_tests.json")))
-    check(failed and all(r["backend"] == "impl3" for r in failed), "only the new kernel fails")
-    check(failed and all("is not written yet" in r["error_msg"] for r in failed), "its message says it is not written yet")
+    check(failed and {r["backend"] for r in failed} == {"impl3", "impl4"}, "only the new kernel and the broken one fail")
+    check(failed and all("is not written yet" in r["error_msg"] for r in failed if r["backend"] == "impl3"),
+          "the new kernel's message says it is not written yet")
+    check(failed and all("did not compile" in r["error_msg"] and "error" in r["error_msg"]
+                         for r in failed if r["backend"] == "impl4"), "the broken kernel's message quotes the compiler")
+    passed = [r for r in json.load(open(os.path.join(new_results, "full_results.json"))) if r["backend"] == "impl1"]
+    check(passed and all(r["is_correct"] for r in passed), "the kernel that compiles still ran and passed")
     rows = {(r[0], r[-1]): r for r in csv.reader(open(os.path.join(new_results, "operator_summary.csv")))}
     check(rows.get(("relu.default", "impl3"), [None] * 9)[8] == "0", "impl3's correctness_rate is 0")
     done = cli("compare", results, results, "--fail-on-regression", expect=0)

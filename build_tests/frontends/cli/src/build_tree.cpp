@@ -113,6 +113,32 @@ void BuildTree::build_targets(const std::vector<std::string>& targets, int jobs,
   }
 }
 
+std::vector<BuildTree::KernelTarget> BuildTree::kernel_targets() const {
+  // Each line is a library, lib<target>.so, whose target backendbench_add_kernels names
+  // backendbench_kernel_<kernel file stem>; the kernels folder holds <folder>/<stem>.cpp|.cu.
+  std::vector<KernelTarget> targets;
+  std::ifstream in(build_ + "/generated/kernel_manifests/default.txt");
+  const std::string folder = cached("BACKENDBENCH_KERNELS_DIR").value_or("");
+  for (std::string line; std::getline(in, line);) {
+    std::string name = line.substr(line.find_last_of('/') + 1);
+    if (name.rfind("lib", 0) != 0 || name.size() < 7 || name.compare(name.size() - 3, 3, ".so") != 0) continue;
+    const std::string target = name.substr(3, name.size() - 6);
+    const std::string stem = target.substr(std::string("backendbench_kernel_").size());
+    const std::string kernel_folder = stem.substr(0, stem.rfind("_implementation_"));
+    std::string source = folder + "/" + kernel_folder + "/" + stem + ".cpp";
+    if (!exists(source)) source = folder + "/" + kernel_folder + "/" + stem + ".cu";
+    targets.push_back({target, source});
+  }
+  return targets;
+}
+
+bool BuildTree::build_target(const std::string& target, int jobs, const std::string& log_path) const {
+  ProcessOptions options;
+  options.log_path = log_path;
+  return run_process({BACKENDBENCH_CMAKE_COMMAND, "--build", build_, "-j", std::to_string(jobs), "--target", target},
+                     options) == 0;
+}
+
 std::string BuildTree::suite_manifest_path(const std::string& suite) const {
   return build_ + "/generated/" + suite + "/suite.json";
 }

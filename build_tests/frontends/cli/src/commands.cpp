@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -150,9 +151,10 @@ struct Entry {
   std::string suite, op, backend, kernel_file;
   std::vector<SuiteManifest::Case> cases;
   std::string ctest_name, verdicts_path;
+  std::string failure;  // set for a kernel that did not compile: every case fails with it, nothing runs
 };
 
-std::vector<Entry> selected_entries(const BuildTree& tree, const RunRequest& request) {
+std::vector<Entry> selected_entries(const BuildTree& tree, const RunRequest& request, bool some_kernels_broken) {
   std::vector<Entry> entries;
   std::vector<std::string> operators;
   std::vector<std::string> suite_names;
@@ -182,7 +184,7 @@ std::vector<Entry> selected_entries(const BuildTree& tree, const RunRequest& req
     throw CliError("--ops", "no cases of '" + joined(unmatched, "', '") + "' in suite " + joined(suite_names, ", "),
                    "operators the suites have (backendbench ops --suite <suite> lists them): " + joined(some, ", "));
   }
-  if (entries.empty()) {
+  if (entries.empty() && !some_kernels_broken) {
     throw CliError("--backend", "no kernel in '" + request.kernels_label + "' serves the selected operators",
                    "a kernel folder with <op>/<op>_implementation_<N>.cpp|.cu for them (backendbench new <op> starts one), or --backend aten");
   }
@@ -198,7 +200,7 @@ std::vector<Verdict> collect(const std::vector<Entry>& entries, const std::vecto
   for (const Entry& entry : entries) {
     for (const SuiteManifest::Case& item : entry.cases) {
       const auto hit = found.find({entry.suite, entry.op, entry.backend, item.name});
-      if (hit != found.end()) {
+      if (hit != found.end() && entry.failure.empty()) {
         verdicts.push_back(*hit->second);
         continue;
       }
@@ -214,12 +216,18 @@ std::vector<Verdict> collect(const std::vector<Entry>& entries, const std::vecto
       missing.kernel_file = entry.kernel_file;
       missing.frontend = frontend;
       missing.status = Verdict::Status::kFailed;
-      missing.errors = {entry.op + " case " + item.name + " (" + entry.backend + "): no verdict: the process running it ended first (" +
-                        log_hint + ")"};
+      missing.errors = {entry.op + " case " + item.name + " (" + entry.backend + "): " +
+                        (entry.failure.empty() ? "no verdict: the process running it ended first (" + log_hint + ")"
+                                               : entry.failure)};
       verdicts.push_back(missing);
     }
   }
   return verdicts;
+}
+
+std::string fs_parent_name(const std::string& path) {
+  const std::string folder = path.substr(0, path.find_last_of('/'));
+  return folder.substr(folder.find_last_of('/') + 1);
 }
 
 std::vector<Verdict> read_if_present(const std::string& path) { return exists(path) ? read_verdicts(path) : std::vector<Verdict>{}; }
@@ -342,6 +350,72 @@ class StagingFolder {
   bool kept_ = false;
 };
 
+
+// Kernels whose library does not build, each with the first error line of its own build log
+// (<logs>/<target>.log): each kernel target is built alone, so one kernel's error is its own.
+std::map<std::string, std::string> broken_kernels(const BuildTree& tree, int jobs, const std::string& logs) {
+  std::map<std::string, std::string> broken;
+  for (const BuildTree::KernelTarget& kernel : tree.kernel_targets()) {
+    const std::string log = logs + "/" + kernel.target + ".log";
+    files::remove_tree(log);
+    if (tree.build_target(kernel.target, jobs, log)) continue;
+    std::string first = "see " + log;
+    std::ifstream in(log);
+    for (std::string line; std::getline(in, line);) {
+      if (line.find("error") != std::string::npos) {
+        first = line;
+        break;
+      }
+    }
+    broken[kernel.source] = first;
+  }
+  return broken;
+}
+
+// `view`: the kernel folder again, as links to its files, without the `left_out` kernel files, so
+// that the kernels that compile can run while the others are reported.
+void write_kernel_view(const std::string& kernels, const std::map<std::string, std::string>& left_out,
+                       const std::string& view) {
+  namespace fs = std::filesystem;
+  fs::remove_all(view);
+  fs::create_directories(view);
+  for (const fs::directory_entry& entry : fs::directory_iterator(kernels)) {
+    const fs::path target = view / entry.path().filename();
+    if (!entry.is_directory()) {
+      fs::create_symlink(entry.path(), target);
+      continue;
+    }
+    fs::create_directories(target);
+    for (const fs::directory_entry& file : fs::directory_iterator(entry.path())) {
+      if (left_out.count(file.path().string()) == 0) fs::create_symlink(file.path(), target / file.path().filename());
+    }
+  }
+}
+
+// Entries for the kernels that did not compile: the cases their operator has in the selected suites.
+std::vector<Entry> unbuilt_entries(const BuildTree& tree, const RunRequest& request,
+                                   const std::map<std::string, std::string>& broken, const std::string& logs) {
+  std::vector<Entry> entries;
+  for (const auto& [source, error] : broken) {
+    const std::string folder = fs_parent_name(source);
+    const std::string stem = source.substr(source.find_last_of('/') + 1, source.find_last_of('.') - source.find_last_of('/') - 1);
+    const auto op = naming::OperatorName::from_folder(folder);
+    const auto number = naming::implementation_number(folder, stem);
+    if (!op || !number) continue;
+    bool wanted = request.ops.empty();
+    for (const std::string& filter : request.ops) wanted = wanted || naming::matches_filter(*op, filter);
+    if (!wanted) continue;
+    for (const SuiteChoice& suite : request.suites) {
+      for (const SuiteManifest::Operator& listed : read_suite_manifest(tree.suite_manifest_path(suite.name)).operators) {
+        if (listed.op != op->display()) continue;
+        Entry entry{suite.name, listed.op, naming::variant_name(*number), source, listed.cases, "", "", ""};
+        entry.failure = source + " did not compile (" + logs + "/backendbench_kernel_" + stem + ".log): " + error;
+        entries.push_back(entry);
+      }
+    }
+  }
+  return entries;
+}
 }  // namespace
 
 Installation installation() {
@@ -404,14 +478,33 @@ int run_command(const RunRequest& request, const std::string& command_line) {
   if (!request.timed_suites.empty()) targets.push_back("bench");
   std::cout << "building " << joined(targets, ", ") << " (log: " << logs << "/build.log)\n" << std::flush;
   const auto build_start = Clock::now();
+  std::map<std::string, std::string> broken;
   try {
     tree.build_targets(targets, request.jobs, logs + "/build.log");
   } catch (const CliError& error) {
-    std::cerr << error.what() << "\n";
-    return 3;
+    // A kernel that does not compile fails its own cases; the others still run. Anything else
+    // (or every kernel failing: a problem of the folder, not of one kernel) ends the run.
+    std::cout << "  the build failed; building each kernel alone to find which do not compile\n" << std::flush;
+    broken = request.kernels_directory.empty() ? broken : broken_kernels(tree, request.jobs, logs);
+    if (broken.empty() || broken.size() == tree.kernel_targets().size()) {
+      std::cerr << error.what() << "\n";
+      return 3;
+    }
+    for (const auto& [source, message] : broken) std::cout << "  does not compile: " << source << "\n    " << message << "\n";
+    const std::string view = request.build + "/backendbench_kernel_view";
+    write_kernel_view(request.kernels_directory, broken, view);
+    std::cout << "  the other kernels run from " << view << " (links to them)\n";
+    configure_tree(tree, {request.suites, view, request.ops, request.topn, request.torchbench_traces}, logs);
+    try {
+      tree.build_targets(targets, request.jobs, logs + "/build.log");
+    } catch (const CliError& again) {
+      std::cerr << again.what() << "\n";
+      return 3;
+    }
   }
   std::cout << "  built in " << clock_text(seconds_since(build_start)) << "\n";
-  const std::vector<Entry> entries = selected_entries(tree, request);
+  const std::vector<Entry> entries = selected_entries(tree, request, !broken.empty());
+  const std::vector<Entry> unbuilt = unbuilt_entries(tree, request, broken, logs);
 
   StagingFolder staging(request.out + ".partial-" + std::to_string(getpid()));
   ProcessOptions environment;
@@ -430,7 +523,7 @@ int run_command(const RunRequest& request, const std::string& command_line) {
   ProcessOptions ctest_options = environment;
   ctest_options.log_path = logs + "/ctest.log";
   files::remove_tree(ctest_options.log_path);
-  const int ctest_status =
+  const int ctest_status = entries.empty() ? 0 :
       run_phase("correctness", {BACKENDBENCH_CTEST_COMMAND, "--test-dir", request.build, "-R", "^(" + joined(names, "|") + ")$",
                                 "-j", std::to_string(request.jobs), "--output-junit", staging.path() + "/junit.xml",
                                 "--output-on-failure"},
@@ -441,6 +534,7 @@ int run_command(const RunRequest& request, const std::string& command_line) {
     for (Verdict& verdict : read_if_present(path)) written.push_back(std::move(verdict));
   }
   std::vector<Verdict> verdicts = collect(entries, written, "tests", "logs/ctest.log");
+  for (Verdict& verdict : collect(unbuilt, {}, "tests", "")) verdicts.push_back(std::move(verdict));
 
   // Timing: ./bench, one benchmark per case and backend, of the suites timed.
   if (!request.timed_suites.empty()) {
@@ -466,6 +560,10 @@ int run_command(const RunRequest& request, const std::string& command_line) {
     if (bench_status != 0) std::cerr << "./bench ended with status " << bench_status << " (log: " << bench_options.log_path << ")\n";
     for (Verdict& verdict : collect(timed_entries, read_if_present(bench_verdicts), "bench", "logs/bench.log")) {
       verdicts.push_back(std::move(verdict));
+    }
+    for (const Entry& entry : unbuilt) {
+      if (!request.timed_suites.count(entry.suite)) continue;
+      for (Verdict& verdict : collect({entry}, {}, "bench", "")) verdicts.push_back(std::move(verdict));
     }
     files::remove_tree(bench_verdicts);
   }

@@ -52,6 +52,15 @@ class BuildTree {
   // Builds `targets`; throws CliError with the log's last lines when the build fails.
   void build_targets(const std::vector<std::string>& targets, int jobs, const std::string& log_path) const;
 
+  // The kernel libraries' targets of this configuration (from its kernel manifest, so .cu kernels
+  // of a build without CUDA are not among them), with the kernel source each builds.
+  struct KernelTarget {
+    std::string target, source;
+  };
+  std::vector<KernelTarget> kernel_targets() const;
+  // Builds one target; false (its output in `log_path`) when it fails.
+  bool build_target(const std::string& target, int jobs, const std::string& log_path) const;
+
   std::string suite_manifest_path(const std::string& suite) const;
   std::string results_directory() const;  // where the CTest entries write XML and verdicts
   std::string bench_executable() const;
