@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -93,6 +94,7 @@ bool BuildTree::configure(const std::map<std::string, std::string>& values,
     }
   }
   for (const auto& [name, value] : values) argv.push_back("-D" + name + "=" + value);
+  std::remove(log_path.c_str());  // the log of this configuration only
   ProcessOptions options;
   options.log_path = log_path;
   if (run_process(argv, options) != 0) {
@@ -102,12 +104,13 @@ bool BuildTree::configure(const std::map<std::string, std::string>& values,
   return true;
 }
 
-void BuildTree::build_targets(const std::vector<std::string>& targets, int jobs, const std::string& log_path) const {
+void BuildTree::build_targets(const std::vector<std::string>& targets, int jobs, const std::string& log_path,
+                              const std::function<void()>& poll) const {
   std::vector<std::string> argv = {BACKENDBENCH_CMAKE_COMMAND, "--build", build_, "-j", std::to_string(jobs), "--target"};
   argv.insert(argv.end(), targets.begin(), targets.end());
   ProcessOptions options;
   options.log_path = log_path;
-  if (run_process(argv, options) != 0) {
+  if (run_process(argv, options, poll) != 0) {
     throw CliError(build_, "the build failed (log: " + log_path + "):\n" + tail_of_file(log_path, 40),
                    "kernels that compile; the log names the file and line");
   }

@@ -146,6 +146,28 @@ void configure_tree(const BuildTree& tree, const TreeSelection& selection, const
   if (!tree.configure(values, new_tree, log_directory + "/configure.log")) std::cout << "  unchanged\n";
 }
 
+// Builds `targets`, showing the build tool's "[done/total]" step count from its log as it grows.
+void build_with_progress(const BuildTree& tree, const std::vector<std::string>& targets, int jobs, const std::string& log) {
+  files::remove_tree(log);
+  ProgressPrinter printer;
+  const auto start = Clock::now();
+  std::string steps;
+  auto show = [&](bool final) {
+    const std::string tail = tail_of_file(log, 1);
+    if (tail.size() > 2 && tail[0] == '[' && tail.find('/') < tail.find(']')) steps = tail.substr(1, tail.find(']') - 1);
+    printer.show("build  " + (steps.empty() ? std::string("starting") : steps + " steps") + "  " +
+                     clock_text(seconds_since(start)) + " elapsed",
+                 final);
+  };
+  try {
+    tree.build_targets(targets, jobs, log, [&] { show(false); });
+  } catch (const CliError&) {
+    show(true);
+    throw;
+  }
+  show(true);
+}
+
 // One CTest entry (and its benchmarks) the run selected.
 struct Entry {
   std::string suite, op, backend, kernel_file;
@@ -480,7 +502,7 @@ int run_command(const RunRequest& request, const std::string& command_line) {
   const auto build_start = Clock::now();
   std::map<std::string, std::string> broken;
   try {
-    tree.build_targets(targets, request.jobs, logs + "/build.log");
+    build_with_progress(tree, targets, request.jobs, logs + "/build.log");
   } catch (const CliError& error) {
     // A kernel that does not compile fails its own cases; the others still run. Anything else
     // (or every kernel failing: a problem of the folder, not of one kernel) ends the run.
@@ -496,7 +518,7 @@ int run_command(const RunRequest& request, const std::string& command_line) {
     std::cout << "  the other kernels run from " << view << " (links to them)\n";
     configure_tree(tree, {request.suites, view, request.ops, request.topn, request.torchbench_traces}, logs);
     try {
-      tree.build_targets(targets, request.jobs, logs + "/build.log");
+      build_with_progress(tree, targets, request.jobs, logs + "/build.log");
     } catch (const CliError& again) {
       std::cerr << again.what() << "\n";
       return 3;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -49,8 +50,10 @@ class BuildTree {
   // throws CliError with the log's last lines when CMake fails.
   bool configure(const std::map<std::string, std::string>& values,
                  const std::map<std::string, std::string>& new_tree_values, const std::string& log_path) const;
-  // Builds `targets`; throws CliError with the log's last lines when the build fails.
-  void build_targets(const std::vector<std::string>& targets, int jobs, const std::string& log_path) const;
+  // Builds `targets`; throws CliError with the log's last lines when the build fails. `poll`, when
+  // given, is called about twice a second while it runs.
+  void build_targets(const std::vector<std::string>& targets, int jobs, const std::string& log_path,
+                     const std::function<void()>& poll = nullptr) const;
 
   // The kernel libraries' targets of this configuration (from its kernel manifest, so .cu kernels
   // of a build without CUDA are not among them), with the kernel source each builds.
