@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 #include "backendbench/files.h"
@@ -67,6 +68,34 @@ TEST_F(Files, FilesEndingWithSearchesEveryDepthAndSorts) {
             (std::vector<std::string>{root_ + "/a/k.verdicts.jsonl", root_ + "/top.verdicts.jsonl",
                                       root_ + "/z/deep/k.verdicts.jsonl"}));
   EXPECT_TRUE(files::files_ending_with(root_ + "/missing", ".jsonl").empty());
+}
+
+TEST_F(Files, WriteWholeReplacesTheFileAndLeavesNoPartialOne) {
+  files::make_directories(root_);
+  files::write_whole(root_ + "/f.txt", "first");
+  files::write_whole(root_ + "/f.txt", "second");
+  std::ifstream in(root_ + "/f.txt");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "second");
+  EXPECT_FALSE(exists(root_ + "/f.txt.partial"));
+  EXPECT_THROW(files::write_whole(root_ + "/missing/f.txt", "x"), std::runtime_error);
+}
+
+TEST_F(Files, NamesAndLinks) {
+  files::make_directories(root_ + "/b");
+  std::ofstream(root_ + "/a.txt") << "x";
+  files::make_link(root_ + "/a.txt", root_ + "/b/link.txt");
+  EXPECT_EQ(files::names_in(root_), (std::vector<std::string>{"a.txt", "b"}));
+  EXPECT_TRUE(files::is_folder(root_ + "/b"));
+  EXPECT_FALSE(files::is_folder(root_ + "/a.txt"));
+  std::ifstream through(root_ + "/b/link.txt");
+  std::string text;
+  through >> text;
+  EXPECT_EQ(text, "x");
+  EXPECT_THROW(files::make_link(root_ + "/a.txt", root_ + "/b/link.txt"), std::runtime_error);
+  EXPECT_TRUE(files::names_in(root_ + "/missing").empty());
+  files::remove_tree(root_ + "/b");  // removes the link, not what it points at
+  EXPECT_TRUE(exists(root_ + "/a.txt"));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // command line lives here; the subcommands are plain functions in commands.cpp.
 #include <CLI/CLI.hpp>
 
+#include <cctype>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -122,7 +123,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     std::string where = "backendbench";
     for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
-    std::cerr << where << ": error: " << error.what() << "; expected the form `" << where << " --help` shows\n";
+    std::string message = error.what();  // CLI11's, in the project's form: lowercase, then what is expected
+    if (!message.empty()) message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
+    std::cerr << where << ": error: " << message << "; expected the form `" << where << " --help` shows\n";
     return 2;
   }
   try {
@@ -140,7 +143,8 @@ int main(int argc, char** argv) {
     std::cerr << error.what() << "\n";
     return 2;
   } catch (const std::exception& error) {
-    std::cerr << "backendbench: error: " << error.what() << "\n";
+    const std::string message = error.what();  // located already, or given a location here
+    std::cerr << (message.find(": error: ") != std::string::npos ? "" : "backendbench: error: ") << message << "\n";
     return 2;
   }
   return 0;

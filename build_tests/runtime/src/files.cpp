@@ -1,6 +1,7 @@
 // POSIX folders and files; see files.h for why not std::filesystem.
 #include "backendbench/files.h"
 
+#include <dirent.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,7 +9,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 
 namespace backendbench::files {
@@ -32,12 +35,46 @@ int remove_one(const char* path, const struct stat*, int, struct FTW*) {
   return ::remove(path) == 0 || errno == ENOENT ? 0 : -1;
 }
 
+}  // namespace
+
 bool is_folder(const std::string& path) {
   struct stat status {};
   return ::stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode);
 }
 
-}  // namespace
+std::vector<std::string> names_in(const std::string& folder) {
+  std::vector<std::string> names;
+  if (DIR* handle = ::opendir(folder.c_str())) {
+    while (const dirent* entry = ::readdir(handle)) {
+      const std::string name = entry->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+    }
+    ::closedir(handle);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void write_whole(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".partial";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error(temporary + ": error: cannot write; expected a writable folder");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string cause = std::strerror(errno);
+    std::remove(temporary.c_str());
+    throw std::runtime_error(path + ": error: cannot move the written file into place (" + cause + ")");
+  }
+}
+
+void make_link(const std::string& target, const std::string& link) {
+  if (::symlink(target.c_str(), link.c_str()) != 0) {
+    throw std::runtime_error("cannot link " + link + " to " + target + ": " + std::strerror(errno));
+  }
+}
 
 void make_directories(const std::string& path) {
   for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {

@@ -150,21 +150,6 @@ std::string overall_summary_md(const std::vector<OperatorResult>& rows, const st
   return md;
 }
 
-void write_whole(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error(temporary + ": error: cannot write; expected a writable folder");
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string cause = std::strerror(errno);
-    std::remove(temporary.c_str());
-    throw std::runtime_error(path + ": error: cannot move the written file into place (" + cause + ")");
-  }
-}
-
 }  // namespace
 
 OriginalFiles original_files(const std::vector<Verdict>& verdicts, const std::string& command, double p) {
@@ -180,6 +165,7 @@ OriginalFiles original_files(const std::vector<Verdict>& verdicts, const std::st
 
 void write_original_files(const std::string& directory, const OriginalFiles& files) {
   files::make_directories(directory);
+  using backendbench::files::write_whole;
   write_whole(directory + "/full_results.json", files.full_results_json);
   write_whole(directory + "/operator_summary.csv", files.operator_summary_csv);
   write_whole(directory + "/failed_tests.json", files.failed_tests_json);

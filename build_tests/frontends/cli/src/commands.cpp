@@ -18,7 +18,6 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -55,16 +54,7 @@ std::string read_text(const std::string& path) {
   return text.str();
 }
 
-// Written under a temporary name, then renamed into place.
-void write_whole(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw CliError(temporary, "cannot write", "a writable folder");
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) throw CliError(path, "cannot move the file into place", "a writable folder");
-}
+using files::write_whole;
 
 std::string regex_escape(const std::string& text) {
   std::string escaped;
@@ -398,18 +388,18 @@ std::map<std::string, std::string> broken_kernels(const BuildTree& tree, int job
 // that the kernels that compile can run while the others are reported.
 void write_kernel_view(const std::string& kernels, const std::map<std::string, std::string>& left_out,
                        const std::string& view) {
-  namespace fs = std::filesystem;
-  fs::remove_all(view);
-  fs::create_directories(view);
-  for (const fs::directory_entry& entry : fs::directory_iterator(kernels)) {
-    const fs::path target = view / entry.path().filename();
-    if (!entry.is_directory()) {
-      fs::create_symlink(entry.path(), target);
+  // POSIX calls, not std::filesystem: see files.h.
+  files::remove_tree(view);
+  files::make_directories(view);
+  for (const std::string& name : files::names_in(kernels)) {
+    const std::string path = kernels + "/" + name;
+    if (!files::is_folder(path)) {
+      files::make_link(path, view + "/" + name);
       continue;
     }
-    fs::create_directories(target);
-    for (const fs::directory_entry& file : fs::directory_iterator(entry.path())) {
-      if (left_out.count(file.path().string()) == 0) fs::create_symlink(file.path(), target / file.path().filename());
+    files::make_directories(view + "/" + name);
+    for (const std::string& file : files::names_in(path)) {
+      if (left_out.count(path + "/" + file) == 0) files::make_link(path + "/" + file, view + "/" + name + "/" + file);
     }
   }
 }

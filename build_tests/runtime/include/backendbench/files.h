@@ -20,6 +20,17 @@ void remove_tree(const std::string& path);
 // when `folder` is not a folder.
 std::vector<std::string> files_ending_with(const std::string& folder, const std::string& suffix);
 
+// The names in `folder` (not . or ..), sorted; empty when it is not a folder.
+std::vector<std::string> names_in(const std::string& folder);
+bool is_folder(const std::string& path);
+
+// Writes `text` to `path` whole: under `path`.partial first, then renamed into place, so no reader
+// sees half a file. Throws std::runtime_error naming the file and the cause.
+void write_whole(const std::string& path, const std::string& text);
+
+// Makes `link` a symbolic link to `target`; throws std::runtime_error naming both and the cause.
+void make_link(const std::string& target, const std::string& link);
+
 // $TMPDIR when set, else /tmp.
 std::string temporary_directory();
 
