@@ -89,7 +89,7 @@ def run():
     for key in ["torch", "cxx_compiler", "backendbench_commit", "os"]:
         check(run_info["versions"].get(key), f"run.json versions.{key}")
     check(run_info["command"].startswith("backendbench run --suite smoke,edge"), "run.json keeps the command")
-    records = json.load(open(os.path.join(results, "full_results.json")))  # strict JSON: json.load rejects NaN? no; check below
+    records = json.load(open(os.path.join(results, "full_results.json")))
     text = open(os.path.join(results, "full_results.json")).read()
     check(not re.search(r"\b(NaN|Infinity)\b", text), "full_results.json is strict JSON")
     correctness = [r for r in records if r["test_type"] == "correctness"]

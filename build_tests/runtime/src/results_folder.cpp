@@ -23,20 +23,6 @@ namespace {
 
 std::string first_error(const Verdict& verdict) { return verdict.errors.empty() ? "" : verdict.errors.front(); }
 
-// What kind of failure: the checks that failed, else the disqualifying flags, else "error".
-std::string error_type(const Verdict& verdict) {
-  if (verdict.passed()) return "";
-  std::string kinds;
-  auto add = [&](const std::string& kind) { kinds += (kinds.empty() ? "" : ",") + kind; };
-  for (const CheckOutcome& check : verdict.checks) {
-    if (!check.passed) add(check.check);
-  }
-  for (const char* flag : {"suspect", "hidden_work", "wrong_when_timed"}) {
-    if (kinds.empty() && verdict.has_flag(flag)) add(flag);
-  }
-  return kinds.empty() ? "error" : kinds;
-}
-
 nlohmann::json number_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
 
 nlohmann::json record_of(const Verdict& verdict) {
@@ -52,7 +38,7 @@ nlohmann::json record_of(const Verdict& verdict) {
   } else {
     record["is_correct"] = verdict.passed();
     record["error_msg"] = first_error(verdict);
-    record["error_type"] = error_type(verdict);
+    record["error_type"] = failure_kind(verdict);
     record["traceback"] = "";
     record["max_abs_error"] = number_or_null(verdict.max_abs_error);
     record["max_rel_error"] = number_or_null(verdict.max_rel_error);

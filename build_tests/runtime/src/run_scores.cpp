@@ -9,6 +9,19 @@ namespace backendbench {
 
 bool is_performance_test(const Verdict& verdict) { return verdict.frontend == "bench"; }
 
+std::string failure_kind(const Verdict& verdict) {
+  if (verdict.status != Verdict::Status::kFailed) return "";
+  std::string kinds;
+  auto add = [&](const std::string& kind) { kinds += (kinds.empty() ? "" : ",") + kind; };
+  for (const CheckOutcome& check : verdict.checks) {
+    if (!check.passed) add(check.check);
+  }
+  for (const char* flag : {"suspect", "hidden_work", "wrong_when_timed"}) {
+    if (kinds.empty() && verdict.has_flag(flag)) add(flag);
+  }
+  return kinds.empty() ? "error" : kinds;
+}
+
 double counted_speedup(const Verdict& verdict) {
   return verdict.passed() && verdict.timing && verdict.timing->speedup > 0 ? verdict.timing->speedup : 1.0;
 }

@@ -67,21 +67,35 @@ BuildTree::BuildTree(std::string source_directory, std::string build_directory)
 
 bool BuildTree::configured() const { return exists(build_ + "/CMakeCache.txt"); }
 
-std::optional<std::string> BuildTree::cached(const std::string& name) const {
+std::map<std::string, std::string> BuildTree::cache() const {
+  std::map<std::string, std::string> values;  // NAME:TYPE=VALUE lines
   std::ifstream in(build_ + "/CMakeCache.txt");
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind(name + ":", 0) != 0) continue;
-    const size_t equals = line.find('=');
-    if (equals != std::string::npos) return line.substr(equals + 1);
+    const size_t colon = line.find(':'), equals = line.find('=');
+    if (line.empty() || line[0] == '#' || line[0] == '/' || colon == std::string::npos || equals == std::string::npos ||
+        colon > equals) {
+      continue;
+    }
+    values.emplace(line.substr(0, colon), line.substr(equals + 1));
   }
-  return std::nullopt;
+  return values;
+}
+
+std::optional<std::string> BuildTree::cached(const std::string& name) const {
+  const std::map<std::string, std::string> values = cache();
+  const auto found = values.find(name);
+  return found == values.end() ? std::nullopt : std::optional<std::string>(found->second);
 }
 
 bool BuildTree::configure(const std::map<std::string, std::string>& values,
                           const std::map<std::string, std::string>& new_tree_values, const std::string& log_path) const {
   const bool fresh = !configured();
+  const std::map<std::string, std::string> current = cache();
   bool differs = fresh;
-  for (const auto& [name, value] : values) differs = differs || cached(name) != value;
+  for (const auto& [name, value] : values) {
+    const auto found = current.find(name);
+    differs = differs || found == current.end() || found->second != value;
+  }
   if (!differs) return false;
   std::vector<std::string> argv = {BACKENDBENCH_CMAKE_COMMAND, "-S", source_, "-B", build_};
   if (fresh) {

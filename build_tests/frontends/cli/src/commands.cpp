@@ -109,26 +109,29 @@ struct TreeSelection {
 };
 
 void configure_tree(const BuildTree& tree, const TreeSelection& selection, const std::string& log_directory) {
-  std::vector<std::string> builtin, files;
+  std::vector<std::string> builtin, file_suites;
   for (const SuiteChoice& suite : selection.suites) {
     if (suite.traces.empty()) {
       builtin.push_back(suite.name);
     } else {
-      files.push_back(suite.name + "=" + suite.traces);
+      file_suites.push_back(suite.name + "=" + suite.traces);
     }
   }
   const BuildTree own(installation().source_directory, installation().build_directory);
   std::map<std::string, std::string> values = {{"BACKENDBENCH_SUITES", joined(builtin, ";")},
-                                               {"BACKENDBENCH_SUITE_FILES", joined(files, ";")},
+                                               {"BACKENDBENCH_SUITE_FILES", joined(file_suites, ";")},
                                                {"BACKENDBENCH_KERNELS_DIR", selection.kernels_directory},
                                                {"BACKENDBENCH_OPS", joined(selection.ops, ",")},
                                                {"BACKENDBENCH_TOPN", std::to_string(selection.topn)},
                                                {"BACKENDBENCH_BOTTOMN", "0"}};
   if (!selection.torchbench_traces.empty()) values["BACKENDBENCH_TORCHBENCH_TRACES"] = selection.torchbench_traces;
   std::map<std::string, std::string> new_tree = {{"CMAKE_BUILD_TYPE", "Release"}, {"BACKENDBENCH_BUILD_TESTS", "OFF"}};
-  for (const char* name : {"CMAKE_GENERATOR", "CMAKE_PREFIX_PATH", "CMAKE_INCLUDE_PATH", "BACKENDBENCH_CUDA",
-                           "CMAKE_CUDA_ARCHITECTURES", "Python3_EXECUTABLE"}) {
-    if (const auto value = own.cached(name); value && !value->empty()) new_tree[name] = *value;
+  // Only a new tree takes these; an existing one keeps its own.
+  if (!tree.configured()) {
+    for (const char* name : {"CMAKE_GENERATOR", "CMAKE_PREFIX_PATH", "CMAKE_INCLUDE_PATH", "BACKENDBENCH_CUDA",
+                             "CMAKE_CUDA_ARCHITECTURES", "Python3_EXECUTABLE"}) {
+      if (const auto value = own.cached(name); value && !value->empty()) new_tree[name] = *value;
+    }
   }
   files::make_directories(log_directory);
   std::cout << (tree.configured() ? "configuring " : "configuring a new build folder ") << tree.build() << " (log: "

@@ -48,11 +48,6 @@ pid_t start(std::vector<std::string> argv, const ProcessOptions& options, int st
     posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO);
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
   }
-  if (!options.working_directory.empty()) {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
-    posix_spawn_file_actions_addchdir_np(&actions, options.working_directory.c_str());
-#endif
-  }
   std::vector<std::string> environment = environment_with(options.environment);
   std::vector<char*> argument_pointers = pointers(argv);
   std::vector<char*> environment_pointers = pointers(environment);
@@ -88,11 +83,10 @@ int run_process(const std::vector<std::string>& argv, const ProcessOptions& opti
   }
 }
 
-std::string process_output(const std::vector<std::string>& argv, const std::string& working_directory) {
+std::string process_output(const std::vector<std::string>& argv) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) return "";
-  ProcessOptions options;
-  options.working_directory = working_directory;
+  const ProcessOptions options;
   pid_t pid = 0;
   try {
     pid = start(argv, options, pipe_fds[1]);

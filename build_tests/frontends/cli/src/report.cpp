@@ -11,17 +11,6 @@ namespace {
 
 nlohmann::json number_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
 
-std::string error_type_of(const Verdict& verdict) {
-  std::string kinds;
-  for (const CheckOutcome& check : verdict.checks) {
-    if (!check.passed) kinds += (kinds.empty() ? "" : ",") + check.check;
-  }
-  for (const std::string& flag : verdict.flags) {
-    if (kinds.empty() && (flag == "suspect" || flag == "hidden_work" || flag == "wrong_when_timed")) kinds = flag;
-  }
-  return kinds.empty() ? "error" : kinds;
-}
-
 // Text that can sit inside <script>: no "</" (JSON allows "\/" for "/").
 std::string script_safe(std::string text) {
   for (size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3)) text.replace(at, 2, "<\\/");
@@ -102,7 +91,7 @@ nlohmann::json report_data(const std::vector<Verdict>& verdicts, const nlohmann:
                                 {"backend", verdict.backend},
                                 {"case", verdict.case_name},
                                 {"test_type", test_type},
-                                {"error_type", error_type_of(verdict)},
+                                {"error_type", failure_kind(verdict)},
                                 {"errors", verdict.errors},
                                 {"arguments", verdict.arguments},
                                 {"source", verdict.trace_file + ":" + std::to_string(verdict.trace_line)}});

@@ -18,6 +18,9 @@
 namespace backendbench {
 
 bool is_performance_test(const Verdict& verdict);
+// What kind of failure: the checks that failed (comma-separated), else the first disqualifying
+// flag (suspect, hidden_work, wrong_when_timed), else "error"; "" for a test that did not fail.
+std::string failure_kind(const Verdict& verdict);
 double counted_speedup(const Verdict& verdict);
 
 struct OperatorResult {

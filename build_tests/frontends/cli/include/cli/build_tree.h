@@ -70,6 +70,8 @@ class BuildTree {
   std::string test_executable(const std::string& suite) const;
 
  private:
+  std::map<std::string, std::string> cache() const;  // CMakeCache.txt, read once per call
+
   std::string source_, build_;
 };
 

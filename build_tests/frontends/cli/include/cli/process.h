@@ -13,7 +13,6 @@ namespace backendbench::cli {
 struct ProcessOptions {
   std::string log_path;                             // stdout and stderr; "": inherited
   std::map<std::string, std::string> environment;  // added to (or replacing in) this process's
-  std::string working_directory;                    // "": this process's
 };
 
 // Runs `argv` to its end and returns its exit status (128 + signal when killed by one).
@@ -23,7 +22,7 @@ int run_process(const std::vector<std::string>& argv, const ProcessOptions& opti
                 const std::function<void()>& poll = nullptr, double poll_seconds = 0.5);
 
 // Runs `argv` and returns its standard output; "" when it cannot be started or fails.
-std::string process_output(const std::vector<std::string>& argv, const std::string& working_directory = "");
+std::string process_output(const std::vector<std::string>& argv);
 
 // The last `lines` lines of a text file ("" when unreadable).
 std::string tail_of_file(const std::string& path, int lines);
