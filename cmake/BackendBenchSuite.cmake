@@ -1,9 +1,11 @@
 # The user-facing build concepts, one function each:
-#   backendbench_add_kernels(DIRECTORY dir [NAME set])
-#                                            kernels under test → one shared library each, and a
+#   backendbench_add_kernels(DIRECTORY dir [NAME set] [OP_LIBRARIES lib..])
+#                                            kernels under test → one shared library each (a .py
+#                                            kernel: its file, run by the Python bridge), and a
 #                                            manifest listing them that executables load at run
-#                                            time; a named set (default: "default") serves suites
-#                                            that ask
+#                                            time; OP_LIBRARIES adds every operator of those Python
+#                                            op libraries (flag_gems) as backends; a named set
+#                                            (default: "default") serves suites that ask
 #   backendbench_add_suite(NAME n TRACES t.. [KERNELS set] [SHARDS k] [OPS o..] [TOPN n] [BOTTOMN n]
 #                          [CASE_TIMEOUT s] [EXCLUDE_UNKNOWN_OPERATORS])
 #                                            a generated gtest executable + CTest entries
@@ -102,7 +104,7 @@ function(_backendbench_kernel_set_target caller set_name out_var)
 endfunction()
 
 function(backendbench_add_kernels)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DIRECTORY;NAME" "")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DIRECTORY;NAME" "OP_LIBRARIES")
   if(NOT ARG_NAME)
     set(ARG_NAME default)
   endif()
@@ -117,9 +119,17 @@ function(backendbench_add_kernels)
   endif()
   file(GLOB kernel_folders LIST_DIRECTORIES true CONFIGURE_DEPENDS "${ARG_DIRECTORY}/*")
   file(GLOB kernel_sources CONFIGURE_DEPENDS "${ARG_DIRECTORY}/*/*.cpp" "${ARG_DIRECTORY}/*/*.cu")
+  file(GLOB python_kernels CONFIGURE_DEPENDS "${ARG_DIRECTORY}/*/*.py")
   set(skip_cuda "")
   if(NOT BACKENDBENCH_WITH_CUDA)
     set(skip_cuda --skip-cuda)
+  endif()
+  if(NOT BACKENDBENCH_WITH_PYTHON)
+    list(APPEND skip_cuda --skip-python)  # passed wherever the generator finds kernels
+    foreach(source IN LISTS python_kernels)
+      message(STATUS "backendbench: skipping Python kernel ${source} (no embeddable Python; BACKENDBENCH_PYTHON)")
+    endforeach()
+    set(python_kernels "")
   endif()
   set(bindings "")
   set(libraries "")
@@ -184,15 +194,49 @@ function(backendbench_add_kernels)
   foreach(target IN LISTS libraries)
     add_dependencies(${target} ${set_target}_bindings)
   endforeach()
-  # The manifest: one library path per line, read at run time (backend.h, load_kernel_manifest).
+  # The manifest: one library path per line, read at run time (backend.h, load_kernel_manifest),
+  # then the lines of the Python bridge (python_bridge.h): each .py kernel, each op library.
   set(manifest_lines "")
   foreach(target IN LISTS libraries)
     string(APPEND manifest_lines "$<TARGET_FILE:${target}>\n")
   endforeach()
+  set(expectation_files_python "")
+  foreach(source IN LISTS python_kernels)
+    string(APPEND manifest_lines "python ${source}\n")
+    file(STRINGS "${source}" expectation REGEX "^# expect-failure:" LIMIT_COUNT 1)
+    if(expectation)
+      list(APPEND expectation_files "${source}")
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${source}")
+    endif()
+  endforeach()
+  # Each op library's listing (what it implements; where it cannot run here, why), written at
+  # build time by its Python module: suites make one CTest entry per operator from it.
+  set(op_library_options "")
+  set(op_library_listings "")
+  foreach(library IN LISTS ARG_OP_LIBRARIES)
+    if(NOT library MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+      message(FATAL_ERROR "backendbench_add_kernels: OP_LIBRARIES '${library}' is not a name; expected one of "
+                          "python/backendbench/op_libraries.py's LIBRARIES (flag_gems, torch_decomp)")
+    endif()
+    set(listing "${BACKENDBENCH_GENERATED_DIR}/op_libraries/${library}.txt")
+    add_custom_command(
+      OUTPUT "${listing}"
+      COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${PROJECT_SOURCE_DIR}/python"
+              "${Python3_EXECUTABLE}" -m backendbench.op_libraries --list "${library}" --output "${listing}"
+      DEPENDS "${PROJECT_SOURCE_DIR}/python/backendbench/op_libraries.py"
+      COMMENT "Listing the operators of op library ${library}"
+      VERBATIM)
+    string(APPEND manifest_lines "op-library ${library} ${listing}\n")
+    list(APPEND op_library_options --op-library "${library}=${listing}")
+    list(APPEND op_library_listings "${listing}")
+  endforeach()
   # Outside ${out}, which the generator owns (it removes files it did not write there).
   set(manifest "${BACKENDBENCH_GENERATED_DIR}/kernel_manifests/${ARG_NAME}.txt")
   file(GENERATE OUTPUT "${manifest}" CONTENT "${manifest_lines}")
-  add_custom_target(${set_target} DEPENDS ${libraries})
+  add_custom_target(${set_target} DEPENDS ${libraries} ${op_library_listings})
+  if(python_kernels OR ARG_OP_LIBRARIES)
+    add_dependencies(${set_target} backendbench_python)
+  endif()
   set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_TARGET ${set_target})
   set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_MANIFEST "${manifest}")
   set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_DIRECTORY "${ARG_DIRECTORY}")
@@ -201,7 +245,9 @@ function(backendbench_add_kernels)
   set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_INDEX "${out}/kernel_index.cpp")
   # Suites depend on which kernels exist (folder contents: their CTest entries) and on the
   # expect-failure lines; a new kernel rewrites the CTest entries, never the case tables.
-  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_DEPENDS ${kernel_folders} ${expectation_files})
+  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_DEPENDS ${kernel_folders} ${expectation_files}
+                                                                      ${op_library_listings})
+  set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_OP_LIBRARY_OPTIONS "${op_library_options}")
 endfunction()
 
 function(backendbench_add_suite)
@@ -223,6 +269,7 @@ function(backendbench_add_suite)
   get_property(skip_cuda GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_SKIP_CUDA)
   get_property(kernel_folders GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_DEPENDS)
   get_property(kernel_manifest GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_MANIFEST)
+  get_property(op_library_options GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_OP_LIBRARY_OPTIONS)
 
   set(trace_files "")
   foreach(trace IN LISTS ARG_TRACES)
@@ -264,7 +311,7 @@ function(backendbench_add_suite)
     OUTPUT "${out}/generate.stamp"
     BYPRODUCTS ${cases} "${out}/ctest.cmake" "${out}/excluded.csv" "${out}/suite.json"
     COMMAND backendbench::generator suite --name "${ARG_NAME}" --traces ${ARG_TRACES} --output "${out}"
-            --templates "${_backendbench_templates_dir}" --kernels "${kernels_dir}" ${skip_cuda}
+            --templates "${_backendbench_templates_dir}" --kernels "${kernels_dir}" ${skip_cuda} ${op_library_options}
             --shards "${ARG_SHARDS}" --test-executable "${CMAKE_BINARY_DIR}/${executable}"
             --results-dir "${BACKENDBENCH_RESULTS_DIR}" --timeout "${BACKENDBENCH_TEST_TIMEOUT}"
             --case-timeout "${ARG_CASE_TIMEOUT}" --cmake-command "${CMAKE_COMMAND}"

@@ -86,7 +86,9 @@ struct GenerateOptions {
   std::string output;
   std::string templates;
   std::string kernels;
+  std::vector<std::string> op_libraries;  // name=listing file
   bool skip_cuda = false;
+  bool skip_python = false;
   std::string suite;                // name
   std::vector<std::string> traces;  // files or folders
   int shards = 1;
@@ -109,8 +111,16 @@ std::vector<model::KernelVariant> find_kernels(const GenerateOptions& options, c
   std::vector<model::KernelVariant> kernels = model::discover_kernels(options.kernels, schemas);
   if (options.skip_cuda) {
     kernels.erase(std::remove_if(kernels.begin(), kernels.end(), [](const model::KernelVariant& kernel) {
-                    if (kernel.is_cuda) std::cout << "skipped (CUDA disabled): " << kernel.path << "\n";
-                    return kernel.is_cuda;
+                    const bool skipped = kernel.is_cuda && kernel.is_compiled();  // a .cu (Triton needs no nvcc)
+                    if (skipped) std::cout << "skipped (CUDA disabled): " << kernel.path << "\n";
+                    return skipped;
+                  }),
+                  kernels.end());
+  }
+  if (options.skip_python) {
+    kernels.erase(std::remove_if(kernels.begin(), kernels.end(), [](const model::KernelVariant& kernel) {
+                    if (kernel.is_python) std::cout << "skipped (no embeddable Python): " << kernel.path << "\n";
+                    return kernel.is_python;
                   }),
                   kernels.end());
   }
@@ -130,6 +140,17 @@ int run_suite(const GenerateOptions& options) {
   std::vector<model::KernelVariant> kernels = find_kernels(options, schemas);
   const std::vector<model::KernelVariant> derived = model::derive_variants(kernels, schemas);
   kernels.insert(kernels.end(), derived.begin(), derived.end());
+  for (const std::string& library_option : options.op_libraries) {
+    const size_t equals = library_option.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw DiagnosticError({"--op-library", 0, 0, "'" + library_option + "' names no listing", "NAME=LISTING_FILE"});
+    }
+    const model::OpLibrary library =
+        model::read_op_library(library_option.substr(0, equals), library_option.substr(equals + 1), schemas);
+    std::cout << "op library " << library.name << ": " << library.operators.size() << " operators"
+              << (library.unavailable.empty() ? "" : "; cannot run here: " + library.unavailable) << "\n";
+    kernels.insert(kernels.end(), library.operators.begin(), library.operators.end());
+  }
   std::vector<parse::TraceFile> traces;
   if (!parse_all(expand_trace_paths(options.traces), traces)) return 1;
   model::SuiteOptions suite_options;
@@ -175,7 +196,10 @@ int run_suite(const GenerateOptions& options) {
 
 int run_kernels(const GenerateOptions& options) {
   schema::TorchSchemaSource schemas;
-  const std::vector<model::KernelVariant> kernels = find_kernels(options, schemas);
+  std::vector<model::KernelVariant> kernels = find_kernels(options, schemas);
+  // Python kernels have no binding: the runtime loads them through the embedded interpreter.
+  kernels.erase(std::remove_if(kernels.begin(), kernels.end(), [](const model::KernelVariant& kernel) { return !kernel.is_compiled(); }),
+                kernels.end());
   emit::OutputWriter writer(options.output);
   emit::Emitter emitter(options.templates);
   const std::vector<model::KernelVariant> derived = model::derive_variants(kernels, schemas);
@@ -212,6 +236,9 @@ int main(int argc, char** argv) {
   suite->add_option("--templates", options.templates, "the templates/ folder")->required();
   suite->add_option("--kernels", options.kernels, "the generated_kernels/ folder");
   suite->add_flag("--skip-cuda", options.skip_cuda, "leave out .cu kernels (no CUDA toolchain)");
+  suite->add_flag("--skip-python", options.skip_python, "leave out .py kernels (no embeddable Python)");
+  suite->add_option("--op-library", options.op_libraries,
+                    "NAME=LISTING: a Python op library's operators (python -m backendbench.op_libraries --list NAME)");
   suite->add_option("--shards", options.shards, "split the sources into N files (parallel builds)");
   suite->add_option("--ops", options.ops,
                     "operators: exact overloads (add.Tensor) or base names (add = every add.* overload)")
@@ -235,6 +262,7 @@ int main(int argc, char** argv) {
   kernels->add_option("--output", options.output, "folder for the bindings")->required();
   kernels->add_option("--templates", options.templates, "the templates/ folder")->required();
   kernels->add_flag("--skip-cuda", options.skip_cuda, "leave out .cu kernels (no CUDA toolchain)");
+  kernels->add_flag("--skip-python", options.skip_python, "leave out .py kernels (no embeddable Python)");
 
   CLI11_PARSE(app, argc, argv);
   try {

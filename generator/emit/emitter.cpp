@@ -50,9 +50,12 @@ std::string suite_manifest(const model::Suite& suite, const std::string& source)
     backends.push_back({{"name", naming::kReferenceBackend}, {"kind", "reference"}});
     for (const model::KernelVariant& kernel : op.variants) {
       backends.push_back({{"name", kernel.name()},
-                          {"kind", "kernel"},
-                          {"file", kernel.path},
+                          {"kind", kernel.op_library.empty() ? "kernel" : "op_library"},
+                          {"file", kernel.op_library.empty() ? kernel.path : ""},
                           {"cuda", kernel.is_cuda},
+                          {"language", kernel.is_python || !kernel.op_library.empty() ? "python"
+                                       : kernel.is_cuda                                ? "cuda"
+                                                                                       : "cpp"},
                           {"derived_from", kernel.derived_from ? kernel.derived_from->display() : ""},
                           {"expect_failure", !kernel.expected_failure.empty()}});
     }
@@ -196,8 +199,10 @@ void Emitter::emit_suite(const model::Suite& suite, const SuiteOutputOptions& op
     };
     std::vector<EntryBackend> backends = {{naming::kReferenceBackend, naming::kReferenceBackend, ""}};
     for (const model::KernelVariant& kernel : op.variants) {
+      // Labels: where it comes from (directory or op_library), its name, its device, how it is made.
+      const std::string source_label = kernel.op_library.empty() ? "directory;" + kernel.name() : "op_library;" + kernel.name();
       backends.push_back({kernel.name(),
-                          "directory;" + kernel.name() + (kernel.is_cuda ? ";cuda" : ";cpu") +
+                          source_label + (kernel.is_cuda ? ";cuda" : ";cpu") + (kernel.is_python ? ";python" : "") +
                               (kernel.derived_from ? ";derived" : ""),
                           kernel.expected_failure});
     }

@@ -122,12 +122,31 @@ std::string implementation_stem(const std::string& folder, int number) {
 std::optional<int> implementation_number(const std::string& folder, const std::string& file_stem) {
   const std::string prefix = folder + "_implementation_";
   if (file_stem.rfind(prefix, 0) != 0) return std::nullopt;
-  const std::string digits = file_stem.substr(prefix.size());
+  std::string digits = file_stem.substr(prefix.size());
+  // The original's LLM backend writes <folder>_implementation_v<N>.py: the same number.
+  if (digits.size() > 1 && digits[0] == 'v') digits.erase(0, 1);
   if (digits.empty() || digits.size() > 6 || (digits.size() > 1 && digits[0] == '0')) return std::nullopt;
   for (char c : digits) {
     if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
   }
   return std::stoi(digits);
+}
+
+bool python_kernel_needs_cuda(const std::string& source_text) {
+  size_t start = 0;
+  while (start < source_text.size()) {
+    size_t end = source_text.find('\n', start);
+    if (end == std::string::npos) end = source_text.size();
+    const std::string line = source_text.substr(start, end - start);
+    const size_t first = line.find_first_not_of(" \t");
+    for (const std::string statement : {"import triton", "from triton"}) {
+      if (first == std::string::npos || line.compare(first, statement.size(), statement) != 0) continue;
+      const size_t after = first + statement.size();
+      if (after == line.size() || std::string(" \t.,\r").find(line[after]) != std::string::npos) return true;
+    }
+    start = end + 1;
+  }
+  return false;
 }
 
 std::string variant_name(int implementation_number) { return "impl" + std::to_string(implementation_number); }

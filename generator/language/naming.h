@@ -42,9 +42,14 @@ std::string resolve_trace_alias(const std::string& trace_name);
 
 // `<folder>_kernel_impl`: the function a kernel file in that folder defines.
 std::string kernel_function(const std::string& folder);
-// `<folder>_implementation_<N>` file stem; `variant` parses one back (nullopt: not a kernel file).
+// `<folder>_implementation_<N>` file stem; `implementation_number` parses one back, also the
+// original's `<folder>_implementation_v<N>` (nullopt: not a kernel file).
 std::string implementation_stem(const std::string& folder, int number);
 std::optional<int> implementation_number(const std::string& folder, const std::string& file_stem);
+
+// A .py kernel's device, from its source text: one that imports Triton runs on CUDA tensors; any
+// other runs on the run's device (a PyTorch composition runs on either).
+bool python_kernel_needs_cuda(const std::string& source_text);
 
 // Backends: the reference, or "impl<N>" for a directory kernel variant.
 inline constexpr const char* kReferenceBackend = "aten";

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "language/diagnostic.h"
+#include "language/op_library_listing.h"
 #include "language/printer.h"
 
 namespace backendbench::model {
@@ -228,7 +229,8 @@ bool is_sibling(const Schema& functional, const Schema& sibling, bool in_place) 
 std::vector<KernelVariant> derive_variants(const std::vector<KernelVariant>& kernels, const SchemaSource& schemas) {
   std::vector<KernelVariant> derived;
   for (const KernelVariant& kernel : kernels) {
-    if (kernel.derived_from) continue;
+    // A Python kernel serves exactly its own overload, as in the original's directory backend.
+    if (kernel.derived_from || !kernel.is_compiled()) continue;
     const std::optional<Schema> functional = schemas.find(kernel.op);
     if (!functional || functional->returns.size() != 1 || functional->returns[0].type != "Tensor" ||
         functional->returns[0].is_write || functional->arguments.empty() || functional->arguments[0].type != "Tensor") {
@@ -254,12 +256,12 @@ std::vector<KernelVariant> derive_variants(const std::vector<KernelVariant>& ker
 }
 
 std::string expected_failure_of(const fs::path& kernel_file) {
-  static const std::string kMarker = "// expect-failure:";
+  const std::string marker = kernel_file.extension() == ".py" ? "# expect-failure:" : "// expect-failure:";
   std::ifstream in(kernel_file);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.compare(0, kMarker.size(), kMarker) != 0) continue;
-    const size_t start = line.find_first_not_of(' ', kMarker.size());
+    if (line.compare(0, marker.size(), marker) != 0) continue;
+    const size_t start = line.find_first_not_of(' ', marker.size());
     return start == std::string::npos ? "" : line.substr(start);
   }
   return "";
@@ -295,14 +297,18 @@ std::vector<KernelVariant> discover_kernels(const std::string& directory, const 
     std::vector<fs::path> files;
     for (const auto& entry : fs::directory_iterator(folder_path)) {
       const std::string extension = entry.path().extension().string();
-      if (entry.is_regular_file() && (extension == ".cpp" || extension == ".cu")) files.push_back(entry.path());
+      if (entry.is_regular_file() && (extension == ".cpp" || extension == ".cu" || extension == ".py")) {
+        files.push_back(entry.path());
+      }
     }
     std::sort(files.begin(), files.end());
-    const std::string expected_file = implementation_stem(folder, 1) + ".cpp (or .cu) defining " +
+    const std::string expected_file = implementation_stem(folder, 1) + ".cpp (or .cu, or .py) defining " +
                                       (signature.unsupported.empty() ? signature.declaration(kernel_function(folder))
                                                                      : kernel_function(folder));
     if (files.empty()) throw DiagnosticError({where, 0, 0, "no kernel file in the folder", expected_file});
-    if (!signature.unsupported.empty()) {
+    const bool only_python = std::all_of(files.begin(), files.end(), [](const fs::path& file) { return file.extension() == ".py"; });
+    // A Python kernel is called boxed (any schema the dispatcher has); a C++ one needs a binding.
+    if (!signature.unsupported.empty() && !only_python) {
       throw DiagnosticError({where, 0, 0, "kernels for " + op->display() + " cannot be bound: " + signature.unsupported,
                              "an operator whose argument and return types the harness supports"});
     }
@@ -315,7 +321,7 @@ std::vector<KernelVariant> discover_kernels(const std::string& directory, const 
       }
       if (!numbers.insert(*number).second) {
         throw DiagnosticError({file.string(), 0, 0, "a second kernel file numbered " + std::to_string(*number),
-                               "one file per implementation number (a .cpp or a .cu)"});
+                               "one file per implementation number (a .cpp, a .cu or a .py)"});
       }
       const std::string path = fs::absolute(file).lexically_normal().string();
       // The binding #includes the kernel by path, and an #include cannot escape anything.
@@ -323,10 +329,33 @@ std::vector<KernelVariant> discover_kernels(const std::string& directory, const 
         throw DiagnosticError({file.string(), 0, 0, "the kernel's path holds a '\"', a backslash or a line break",
                                "a path that a C++ #include \"...\" can name"});
       }
-      kernels.push_back({*op, folder, *number, path, file.extension() == ".cu", expected_failure_of(file)});
+      KernelVariant kernel{*op, folder, *number, path, file.extension() == ".cu", expected_failure_of(file)};
+      kernel.is_python = file.extension() == ".py";
+      if (kernel.is_python) {
+        std::ifstream in(file);
+        kernel.is_cuda = naming::python_kernel_needs_cuda(std::string(std::istreambuf_iterator<char>(in), {}));
+      }
+      kernels.push_back(kernel);
     }
   }
   return kernels;
+}
+
+OpLibrary read_op_library(const std::string& name, const std::string& listing_path, const SchemaSource& schemas) {
+  const OpLibraryListing listing = read_op_library_listing(name, listing_path);
+  OpLibrary library{name, listing.unavailable, {}};
+  for (const OperatorName& op : listing.operators) {
+    if (!schemas.find(op)) continue;  // registered by the library for an operator this libtorch lacks
+    KernelVariant variant;
+    variant.op = op;
+    variant.folder = op.folder();
+    variant.path = name;
+    variant.is_cuda = listing.is_cuda;
+    variant.is_python = true;
+    variant.op_library = name;
+    library.operators.push_back(variant);
+  }
+  return library;
 }
 
 }  // namespace backendbench::model

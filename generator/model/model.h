@@ -31,7 +31,7 @@ struct KernelVariant {
   OperatorName op;
   std::string folder;  // as on disk: relu or relu__default
   int number = 0;      // _implementation_<N>
-  std::string path;    // the kernel source file
+  std::string path;    // the kernel source file (an op library: its name)
   bool is_cuda = false;
   // A test fixture's declared verdict: the regex (CMake syntax) its failure output must match, from a
   // `// expect-failure: <regex>` line in the kernel file; empty for a kernel expected to pass.
@@ -40,8 +40,12 @@ struct KernelVariant {
   // sibling (add_.Tensor, add.out) that the kernel of `derived_from` (add.Tensor) serves
   // through a generated wrapper, which writes the result into `self` or `out`.
   std::optional<OperatorName> derived_from;
+  bool is_python = false;  // a .py kernel (the original's format), called through the embedded interpreter
+  // Set for an operator of a Python op library (flag_gems): the backend's name; no file of its own.
+  std::string op_library;
 
-  std::string name() const { return variant_name(number); }
+  std::string name() const { return op_library.empty() ? variant_name(number) : op_library; }
+  bool is_compiled() const { return !is_python && op_library.empty(); }  // has a binding and a library
   std::string function() const { return kernel_function(folder); }
   // The variant's DispatcherKernel factory in its binding: backendbench_kernel_<op folder>_impl<N>.
   std::string binding_symbol() const;
@@ -111,6 +115,17 @@ std::vector<KernelVariant> derive_variants(const std::vector<KernelVariant>& ker
 
 // The regex of a kernel file's `// expect-failure: <regex>` line (a fixture that must fail), or "".
 std::string expected_failure_of(const std::filesystem::path& kernel_file);
+
+// The operators a Python op library implements, from the listing its module writes at build time
+// (python -m backendbench.op_libraries --list NAME): `# key: value` header lines (device: cuda|cpu,
+// unavailable: why it cannot run here) and one overload per line (add.Tensor). Overloads this
+// libtorch lacks are left out. Throws DiagnosticError on a malformed line.
+struct OpLibrary {
+  std::string name;
+  std::string unavailable;  // "" when it runs here
+  std::vector<KernelVariant> operators;
+};
+OpLibrary read_op_library(const std::string& name, const std::string& listing_path, const SchemaSource& schemas);
 
 // dtype/shape summary of the tensors in a case, e.g. f16_2x3_f16_3 (0-dim: f32_0d).
 std::string tensor_summary(const parse::Arguments& arguments);

@@ -279,6 +279,51 @@ TEST(DeriveVariants, AnOperatorWithItsOwnKernelDoesNotUseADerivedOne) {
   EXPECT_EQ(out.variants[0].derived_from->display(), "add.Tensor");
 }
 
+TEST_F(KernelDiscovery, FindsPythonKernelsInTheOriginalsFormat) {
+  touch("relu/relu_implementation_1.cpp");
+  touch("relu/relu_implementation_v2.py");  // the original's LLM backend names them so
+  fs::create_directories(root_ / "add__Tensor");
+  std::ofstream(root_ / "add__Tensor" / "add__Tensor_implementation_1.py")
+      << "# expect-failure: wrong sum\nimport torch\nimport triton\n";
+  const std::vector<KernelVariant> kernels = discover_kernels(root_.string(), testing::FakeSchemaSource());
+  ASSERT_EQ(kernels.size(), 3u);
+  EXPECT_EQ(kernels[0].op.display(), "add.Tensor");
+  EXPECT_TRUE(kernels[0].is_python);
+  EXPECT_TRUE(kernels[0].is_cuda);  // it imports Triton
+  EXPECT_FALSE(kernels[0].is_compiled());
+  EXPECT_EQ(kernels[0].expected_failure, "wrong sum");
+  EXPECT_TRUE(kernels[1].is_compiled());
+  EXPECT_EQ(kernels[2].name(), "impl2");
+  EXPECT_TRUE(kernels[2].is_python);
+  EXPECT_FALSE(kernels[2].is_cuda);
+  // A Python add.Tensor kernel serves add.Tensor alone (the original's rule): no add_.Tensor, no add.out.
+  EXPECT_TRUE(derive_variants(kernels, testing::FakeSchemaSource()).empty());
+}
+
+TEST_F(KernelDiscovery, ReadsAnOpLibrarysListing) {
+  std::ofstream(root_ / "flag_gems.txt") << "# op library flag_gems\n# device: cuda\n# unavailable: no GPU here\n"
+                                         << "add.Tensor\nrelu\nfrobnicate.default\n";
+  const OpLibrary library = read_op_library("flag_gems", (root_ / "flag_gems.txt").string(), testing::FakeSchemaSource());
+  EXPECT_EQ(library.unavailable, "no GPU here");
+  ASSERT_EQ(library.operators.size(), 2u);  // frobnicate is not an operator of this libtorch
+  EXPECT_EQ(library.operators[1].op.display(), "relu.default");
+  EXPECT_EQ(library.operators[1].name(), "flag_gems");
+  EXPECT_TRUE(library.operators[1].is_cuda);
+  EXPECT_FALSE(library.operators[1].is_compiled());
+}
+
+TEST_F(KernelDiscovery, AMalformedOpLibraryListingLine) {
+  std::ofstream(root_ / "lib.txt") << "# device: cpu\nadd.Tensor\nrelu default\n";
+  try {
+    read_op_library("lib", (root_ / "lib.txt").string(), testing::FakeSchemaSource());
+    FAIL() << "no error";
+  } catch (const DiagnosticError& error) {
+    EXPECT_EQ(std::string(error.what()), (root_ / "lib.txt").string() +
+                                             ":3:1: error: 'relu default' is not an operator overload; expected one "
+                                             "overload per line, such as add.Tensor");
+  }
+}
+
 TEST_F(KernelDiscovery, FolderNamingNoOperator) {
   touch("frobnicate/frobnicate_implementation_1.cpp");
   EXPECT_EQ(discover_error(), (root_ / "frobnicate").string() +
@@ -290,7 +335,7 @@ TEST_F(KernelDiscovery, FolderNamingNoOperator) {
 TEST_F(KernelDiscovery, EmptyFolder) {
   touch("relu/README.md");
   EXPECT_EQ(discover_error(), (root_ / "relu").string() +
-                                  ": error: no kernel file in the folder; expected relu_implementation_1.cpp (or .cu) "
+                                  ": error: no kernel file in the folder; expected relu_implementation_1.cpp (or .cu, or .py) "
                                   "defining at::Tensor relu_kernel_impl(const at::Tensor& self)");
 }
 
@@ -314,7 +359,7 @@ TEST_F(KernelDiscovery, TwoFilesWithOneNumber) {
   touch("relu/relu_implementation_1.cu");
   EXPECT_EQ(discover_error(), (root_ / "relu" / "relu_implementation_1.cu").string() +
                                   ": error: a second kernel file numbered 1; expected one file per implementation "
-                                  "number (a .cpp or a .cu)");
+                                  "number (a .cpp, a .cu or a .py)");
 }
 
 TEST_F(KernelDiscovery, UnbindableOperator) {

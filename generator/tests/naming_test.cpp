@@ -77,7 +77,9 @@ TEST(Naming, KernelFilesAndFunctions) {
   EXPECT_EQ(implementation_number("relu", "relu_implementation_12"), 12);
   EXPECT_FALSE(implementation_number("relu", "relu_implementation_01").has_value());
   EXPECT_FALSE(implementation_number("relu", "relu_implementation_").has_value());
-  EXPECT_FALSE(implementation_number("relu", "relu_implementation_v2").has_value());
+  EXPECT_EQ(implementation_number("relu", "relu_implementation_v2"), 2);  // the original's LLM files
+  EXPECT_FALSE(implementation_number("relu", "relu_implementation_v").has_value());
+  EXPECT_FALSE(implementation_number("relu", "relu_implementation_vv2").has_value());
   EXPECT_FALSE(implementation_number("relu", "gelu_implementation_1").has_value());
   EXPECT_FALSE(implementation_number("relu", "relu_impl_1").has_value());
   EXPECT_EQ(variant_name(2), "impl2");
@@ -133,6 +135,13 @@ TEST(Naming, FileSuitesAreNamedAfterTheirStem) {
   EXPECT_EQ(file_suite_name("/data/operator_inp_logs/"), "operator_inp_logs");
   EXPECT_EQ(file_suite_name("3d-unet.txt"), "_3d_unet");
   EXPECT_TRUE(is_identifier(file_suite_name("a b+c.txt")));
+}
+
+TEST(Naming, PythonKernelsThatImportTritonNeedCuda) {
+  EXPECT_TRUE(python_kernel_needs_cuda("import torch\nimport triton\nimport triton.language as tl\n"));
+  EXPECT_TRUE(python_kernel_needs_cuda("  from triton import language as tl"));
+  EXPECT_FALSE(python_kernel_needs_cuda("import torch\n# import triton would be faster\ndef f(x): return x"));
+  EXPECT_FALSE(python_kernel_needs_cuda("import tritonish"));
 }
 
 }  // namespace

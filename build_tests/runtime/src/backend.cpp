@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "backendbench/kernel_binding.h"
+#include "backendbench/python_bridge.h"
 #include "backendbench/tensor_values.h"
 #include "language/naming.h"
 
@@ -58,6 +59,50 @@ class AtenTwiceBackend : public Backend {
     };
   }
 };
+
+// A Python kernel or an op library's operator (python_bridge.h), called boxed through the
+// bridge: on CUDA tensors when it needs CUDA (Triton), else on the run's device.
+class PythonKernelBackend : public Backend {
+ public:
+  explicit PythonKernelBackend(PythonKernel kernel) : Backend(kernel.backend, Kind::kKernel), kernel_(std::move(kernel)) {}
+  c10::Device device(const Settings& settings) const override {
+    return kernel_.needs_cuda ? c10::Device(c10::DeviceType::CUDA, 0) : reference_device(settings);
+  }
+  std::string source() const override { return kernel_.source; }
+  std::optional<Unusable> unusable() const override {
+    const PythonKernelLoad loaded = kernel_.load();
+    if (loaded.status == PythonKernelLoad::Status::kReady) return std::nullopt;
+    return Unusable{loaded.status == PythonKernelLoad::Status::kSkipped, loaded.message};
+  }
+  Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device device) const override {
+    const c10::DispatchKey key = device.is_cuda() ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU;
+    kernel_.kernel.callBoxed(op, c10::DispatchKeySet(key), &stack);
+    return stack;
+  }
+
+ private:
+  PythonKernel kernel_;
+};
+
+// The bridge, loaded on the first Python line of a manifest; its path is fixed at build time.
+PythonKernelsFunction python_bridge() {
+#ifdef BACKENDBENCH_PYTHON_BRIDGE
+  static PythonKernelsFunction function = [] {
+    void* library = dlopen(BACKENDBENCH_PYTHON_BRIDGE, RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+      throw std::runtime_error(std::string("cannot load the Python bridge ") + BACKENDBENCH_PYTHON_BRIDGE + ": " + dlerror());
+    }
+    auto found = reinterpret_cast<PythonKernelsFunction>(dlsym(library, kPythonKernelsSymbol));
+    if (found == nullptr) throw std::runtime_error(std::string(BACKENDBENCH_PYTHON_BRIDGE) + " does not export " + kPythonKernelsSymbol);
+    return found;
+  }();
+  return function;
+#else
+  throw std::runtime_error("this build has no Python bridge (no embeddable Python was found when it was configured)");
+#endif
+}
+
+bool starts_with(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
 
 // One kernel of a kernel library, called through its binding as a c10::KernelFunction with
 // the operator's exact signature.
@@ -183,7 +228,17 @@ void load_kernel_manifest(const std::string& path) {
   if (!manifest) throw std::runtime_error("cannot read the kernel manifest " + path);
   std::string line;
   while (std::getline(manifest, line)) {
-    if (!line.empty()) load_kernel_library(line);
+    if (line.empty()) continue;
+    if (starts_with(line, kPythonKernelLine) || starts_with(line, kOpLibraryLine)) {
+      std::vector<PythonKernel> kernels;
+      python_bridge()(line, kernels);
+      for (PythonKernel& kernel : kernels) {
+        const std::string op = kernel.op;
+        backends().add(op, std::make_unique<PythonKernelBackend>(std::move(kernel)));
+      }
+    } else {
+      load_kernel_library(line);
+    }
   }
 }
 

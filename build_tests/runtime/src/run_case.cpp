@@ -221,6 +221,15 @@ bool is_disqualifying_flag(const std::string& flag) {
 Verdict check_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings) {
   Verdict verdict = verdict_for(op, spec, backend, settings, "tests");
   const c10::Device device = backend.device(settings);
+  // First, so that a Python kernel that does not load fails on any machine.
+  if (std::optional<Backend::Unusable> unusable = backend.unusable()) {
+    if (unusable->skip) {
+      skip(verdict, unusable->reason);
+    } else {
+      fail(verdict, label_of(backend) + " cannot run: " + unusable->reason);
+    }
+    return verdict;
+  }
   if (device.is_cuda() && !cuda_available()) {
     skip(verdict, (backend.kind() == Backend::Kind::kKernel ? backend.name() + " is a CUDA kernel"
                                                              : std::string("BACKENDBENCH_DEVICE is cuda")) +

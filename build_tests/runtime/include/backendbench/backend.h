@@ -49,6 +49,14 @@ class Backend {
   // The kernel as the dispatcher can register it (overrides.h); absent for backends that are
   // not a kernel of their own (the reference, the calibration backends).
   virtual std::optional<DispatcherKernel> dispatcher_kernel() const { return std::nullopt; }
+  // Why the backend cannot run any case, decided before the first (a Python kernel whose module
+  // does not load fails; an op library that cannot run on this machine is skipped); absent when
+  // it can run.
+  struct Unusable {
+    bool skip = false;
+    std::string reason;
+  };
+  virtual std::optional<Unusable> unusable() const { return std::nullopt; }
 
  private:
   std::string name_;
@@ -84,7 +92,8 @@ void load_kernel_library(const std::string& path);
 // Registers the kernels an entries function lists (a kernel library's, or the index of the one
 // library holding every kernel); `where` names it in errors.
 void add_kernel_entries(KernelEntries entries, const std::string& where);
-// Every library a manifest lists (one path per line; a missing manifest is an error).
+// Every kernel a manifest lists, one per line: a kernel library's path, or a line of the Python
+// bridge (python_bridge.h: a .py kernel, an op library). A missing manifest is an error.
 void load_kernel_manifest(const std::string& path);
 
 }  // namespace backendbench
