@@ -139,8 +139,34 @@ TEST(RunArguments, TraceFileNamedLikeABuiltinSuite) {
 TEST(RunArguments, UnknownBackend) {
   Scratch scratch;
   EXPECT_EQ(error_of(with([](RunArguments& a) { a.backend = "tritn"; }), scratch),
-            "--backend: error: unknown backend 'tritn'; expected aten, directory (generated_kernels/), or a kernel "
-            "folder (<op>/<op>_implementation_<N>.cpp|.cu), comma-separated");
+            "--backend: error: unknown backend 'tritn'; expected aten, directory (generated_kernels/), a kernel "
+            "folder (<op>/<op>_implementation_<N>.cpp|.cu|.py), or an op library (flag_gems, torch_decomp), "
+            "comma-separated");
+}
+
+TEST(RunArguments, OpLibrariesAreBackends) {
+  Scratch scratch;
+  const RunRequest request =
+      check_run_arguments(with([](RunArguments& a) { a.backend = "aten,flag_gems,directory"; }), context_in(scratch), known);
+  EXPECT_TRUE(request.aten);
+  EXPECT_EQ(request.op_libraries, std::vector<std::string>{"flag_gems"});
+  EXPECT_EQ(request.kernels_label, "directory");
+  EXPECT_EQ(error_of(with([](RunArguments& a) { a.backend = "flag_gems,flag_gems"; }), scratch),
+            "--backend: error: op library 'flag_gems' given twice; expected each backend once");
+}
+
+TEST(RunArguments, TheOpLibrariesAreThoseOfThePythonPackage) {
+  // kOpLibraries mirrors python/backendbench/op_libraries.py's LIBRARIES: each name there, and no other.
+  std::ifstream in(std::string(BACKENDBENCH_TEST_SOURCE_DIR) + "/python/backendbench/op_libraries.py");
+  const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t registered = 0;
+  for (size_t at = source.find("\": OpLibrary("); at != std::string::npos; at = source.find("\": OpLibrary(", at + 1)) {
+    const size_t start = source.rfind('"', at - 1) + 1;
+    const std::string name = source.substr(start, at - start);
+    EXPECT_NE(std::find(kOpLibraries.begin(), kOpLibraries.end(), name), kOpLibraries.end()) << name;
+    ++registered;
+  }
+  EXPECT_EQ(registered, kOpLibraries.size());
 }
 
 TEST(RunArguments, MissingKernelFolder) {

@@ -106,6 +106,7 @@ struct TreeSelection {
   std::vector<std::string> ops;
   int topn = 0;
   std::string torchbench_traces;
+  std::vector<std::string> op_libraries;
 };
 
 void configure_tree(const BuildTree& tree, const TreeSelection& selection, const std::string& log_directory) {
@@ -123,7 +124,8 @@ void configure_tree(const BuildTree& tree, const TreeSelection& selection, const
                                                {"BACKENDBENCH_KERNELS_DIR", selection.kernels_directory},
                                                {"BACKENDBENCH_OPS", joined(selection.ops, ",")},
                                                {"BACKENDBENCH_TOPN", std::to_string(selection.topn)},
-                                               {"BACKENDBENCH_BOTTOMN", "0"}};
+                                               {"BACKENDBENCH_BOTTOMN", "0"},
+                                               {"BACKENDBENCH_OP_LIBRARIES", joined(selection.op_libraries, ";")}};
   if (!selection.torchbench_traces.empty()) values["BACKENDBENCH_TORCHBENCH_TRACES"] = selection.torchbench_traces;
   std::map<std::string, std::string> new_tree = {{"CMAKE_BUILD_TYPE", "Release"}, {"BACKENDBENCH_BUILD_TESTS", "OFF"}};
   // Only a new tree takes these; an existing one keeps its own.
@@ -183,8 +185,11 @@ std::vector<Entry> selected_entries(const BuildTree& tree, const RunRequest& req
       for (const std::string& filter : request.ops) wanted = wanted || naming::matches_filter(*name, filter);
       if (!wanted) continue;
       for (const SuiteManifest::Backend& backend : op.backends) {
-        const bool chosen = backend.kind == "reference" ? request.aten
-                                                         : !request.kernels_directory.empty() && !backend.expect_failure;
+        const bool chosen =
+            backend.kind == "reference"    ? request.aten
+            : backend.kind == "op_library" ? std::find(request.op_libraries.begin(), request.op_libraries.end(),
+                                                       backend.name) != request.op_libraries.end()
+                                           : !request.kernels_directory.empty() && !backend.expect_failure;
         if (!chosen) continue;
         entries.push_back({suite.name, op.op, backend.name, backend.file, op.cases, naming::ctest_name(suite.name, *name, backend.name),
                            tree.results_directory() + "/" + naming::result_file(suite.name, *name, backend.name, ".verdicts.jsonl")});
@@ -200,7 +205,8 @@ std::vector<Entry> selected_entries(const BuildTree& tree, const RunRequest& req
                    "operators the suites have (backendbench ops --suite <suite> lists them): " + joined(some, ", "));
   }
   if (entries.empty() && !some_kernels_broken) {
-    throw CliError("--backend", "no kernel in '" + request.kernels_label + "' serves the selected operators",
+    const std::string named = request.kernels_label.empty() ? joined(request.op_libraries, ", ") : request.kernels_label;
+    throw CliError("--backend", "no kernel in '" + named + "' serves the selected operators",
                    "a kernel folder with <op>/<op>_implementation_<N>.cpp|.cu for them (backendbench new <op> starts one), or --backend aten");
   }
   return entries;
@@ -476,6 +482,7 @@ int run_command(const RunRequest& request, const std::string& command_line) {
                                  ? request.kernels_label
                                  : request.kernels_label + " (" + request.kernels_directory + ")");
   }
+  for (const std::string& library : request.op_libraries) backend_labels.push_back(library + " (op library)");
   const uint64_t salt = request.salt_given ? request.salt : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
   std::cout << "backendbench run: suites " << joined(suite_names, ", ") << "; backends " << joined(backend_labels, ", ")
             << (request.ops.empty() ? "" : "; operators " + joined(request.ops, ", ")) << "; device "
@@ -486,7 +493,7 @@ int run_command(const RunRequest& request, const std::string& command_line) {
   const std::string started = now_text("%Y-%m-%dT%H:%M:%S%z");
   const auto start = Clock::now();
   configure_tree(tree, {request.suites, request.kernels_directory.empty() ? where.source_directory + "/generated_kernels" : request.kernels_directory,
-                        request.ops, request.topn, request.torchbench_traces},
+                        request.ops, request.topn, request.torchbench_traces, request.op_libraries},
                  logs);
   std::vector<std::string> targets;
   for (const SuiteChoice& suite : request.suites) targets.push_back("backendbench_test_" + suite.name);
@@ -632,7 +639,7 @@ int ops_command(const OpsRequest& request) {
   const RunRequest checked = check_run_arguments(arguments, run_context(where), operator_known);
   if (checked.suites.size() != 1) throw CliError("--suite", "several suites given", "one suite");
   const BuildTree tree(where.source_directory, checked.build);
-  configure_tree(tree, {checked.suites, checked.kernels_directory, {}, 0, checked.torchbench_traces},
+  configure_tree(tree, {checked.suites, checked.kernels_directory, {}, 0, checked.torchbench_traces, {}},
                  checked.build + "/backendbench_logs");
   try {
     tree.build_targets({"backendbench_generate_" + checked.suites[0].name}, checked.jobs,

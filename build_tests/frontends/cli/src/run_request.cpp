@@ -98,12 +98,21 @@ RunRequest check_run_arguments(const RunArguments& arguments, const RunContext& 
     request.suites.push_back(choice);
   }
 
-  const char* backend_form = "aten, directory (generated_kernels/), or a kernel folder (<op>/<op>_implementation_<N>.cpp|.cu), comma-separated";
+  const char* backend_form =
+      "aten, directory (generated_kernels/), a kernel folder (<op>/<op>_implementation_<N>.cpp|.cu|.py), or an op "
+      "library (flag_gems, torch_decomp), comma-separated";
   const std::vector<std::string> backends = split_list(arguments.backend);
   if (backends.empty()) throw CliError("--backend", "no backend given", backend_form);
   for (const std::string& item : backends) {
     if (item == "aten") {
       request.aten = true;
+      continue;
+    }
+    if (std::find(kOpLibraries.begin(), kOpLibraries.end(), item) != kOpLibraries.end()) {
+      if (std::find(request.op_libraries.begin(), request.op_libraries.end(), item) != request.op_libraries.end()) {
+        throw CliError("--backend", "op library '" + item + "' given twice", "each backend once");
+      }
+      request.op_libraries.push_back(item);
       continue;
     }
     std::string directory, label;

@@ -14,6 +14,9 @@ namespace backendbench::cli {
 
 // The built-in suites, in the order `--help` lists them.
 inline const std::vector<std::string> kBuiltinSuites = {"smoke", "edge", "opinfo", "torchbench", "sample"};
+// The Python op libraries a backend may name: python/backendbench/op_libraries.py's LIBRARIES
+// (a test compares the two).
+inline const std::vector<std::string> kOpLibraries = {"flag_gems", "torch_decomp"};
 
 struct RunArguments {  // as typed; "" where not given
   std::string suite = "smoke", backend = "aten", ops, topn, device, p = "1.0", jobs, out, build, traces, salt;
@@ -31,6 +34,7 @@ struct RunRequest {
   bool aten = false;                // the reference as the backend under test
   std::string kernels_directory;    // absolute; "" when only aten runs
   std::string kernels_label;        // "directory" or the kernel folder as typed
+  std::vector<std::string> op_libraries;  // Python op libraries under test (kOpLibraries)
   std::vector<std::string> ops;     // filters (naming::matches_filter); empty: all
   int topn = 0;
   std::string device;               // "", "cpu" or "cuda"
