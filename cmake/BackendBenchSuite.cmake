@@ -219,10 +219,13 @@ function(backendbench_add_kernels)
                           "python/backendbench/op_libraries.py's LIBRARIES (flag_gems, torch_decomp)")
     endif()
     set(listing "${BACKENDBENCH_GENERATED_DIR}/op_libraries/${library}.txt")
+    # Run on every build (".refresh" is never written): installing the library changes what it
+    # lists; the listing is rewritten only when it changed, so the suites regenerate only then.
+    # Run as a script, so that the user's PYTHONPATH (where the library may be) stays as it is.
     add_custom_command(
-      OUTPUT "${listing}"
-      COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${PROJECT_SOURCE_DIR}/python"
-              "${Python3_EXECUTABLE}" -m backendbench.op_libraries --list "${library}" --output "${listing}"
+      OUTPUT "${listing}" "${listing}.refresh"
+      COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/python/backendbench/op_libraries.py" --list "${library}"
+              --output "${listing}"
       DEPENDS "${PROJECT_SOURCE_DIR}/python/backendbench/op_libraries.py"
       COMMENT "Listing the operators of op library ${library}"
       VERBATIM)
