@@ -377,6 +377,18 @@ TEST(Report, DataHoldsScoresRowsFailuresAndCases) {
   EXPECT_EQ(data["cases"].size(), 4u);
 }
 
+TEST(Report, EachOpLibraryIsAGroupOfItsOwn) {
+  Verdict library = verdict_of("a", false);
+  library.backend = "flag_gems";
+  const nlohmann::json groups =
+      group_scores({verdict_of("a", true), library}, {{"kernels_label", "my_kernels"}, {"op_libraries", {"flag_gems"}}}, 1.0);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0]["label"], "my_kernels");
+  EXPECT_EQ(groups[0]["correctness"], 1.0);
+  EXPECT_EQ(groups[1]["label"], "flag_gems");
+  EXPECT_EQ(groups[1]["correctness"], 0.0);
+}
+
 TEST(Report, PageEmbedsItsDataAndScriptsSafely) {
   Verdict hostile = verdict_of("</script><script>alert(1)</script>", false);
   const nlohmann::json data = report_data({hostile}, {{"command", "run <b>&"}, {"p", 1.0}});

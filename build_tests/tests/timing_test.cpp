@@ -1,6 +1,9 @@
 // Unit tests of timing.h: estimates, the stopping rule, interleaving and the hidden-work guard.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -101,9 +104,20 @@ TEST(Timing, WorkHiddenOnASideStreamIsFlagged) {
     for (int i = 0; i < 20; ++i) y = at::relu(y) + 1;  // the real work, on the side stream
     return Timer::Inputs{};
   };
+  // Host time of the call's own, while the GPU is still busy with the queued flush: hidden work
+  // for a compiled kernel, a launch cost for a Python one (only the wait after the call counts).
+  auto host_bound = [&](Timer::Inputs) {
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    (void)at::relu(x);
+    return Timer::Inputs{};
+  };
   const auto none = [] { return Timer::Inputs{}; };
-  EXPECT_EQ(timer.hidden_work_seconds(none, reference, honest), 0);
-  EXPECT_GT(timer.hidden_work_seconds(none, reference, hiding), 0);
+  for (const bool count_call_time : {true, false}) {
+    EXPECT_EQ(timer.hidden_work_seconds(none, reference, honest, count_call_time), 0);
+    EXPECT_GT(timer.hidden_work_seconds(none, reference, hiding, count_call_time), 0);
+  }
+  EXPECT_GT(timer.hidden_work_seconds(none, reference, host_bound, /*count_call_time=*/true), 0);
+  EXPECT_EQ(timer.hidden_work_seconds(none, reference, host_bound, /*count_call_time=*/false), 0);
 }
 #endif
 

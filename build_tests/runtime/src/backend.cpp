@@ -69,6 +69,7 @@ class PythonKernelBackend : public Backend {
     return kernel_.needs_cuda ? c10::Device(c10::DeviceType::CUDA, 0) : reference_device(settings);
   }
   std::string source() const override { return kernel_.source; }
+  bool launches_from_python() const override { return true; }
   std::optional<Unusable> unusable() const override {
     const PythonKernelLoad loaded = kernel_.load();
     if (loaded.status == PythonKernelLoad::Status::kReady) return std::nullopt;

@@ -337,7 +337,7 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
       }
       if (figures.speedup > kSpeedupReviewThreshold) verdict.flags.push_back("speedup_review");
       if (device.is_cuda()) {
-        const double hidden = timer.hidden_work_seconds(fresh, reference, candidate);
+        const double hidden = timer.hidden_work_seconds(fresh, reference, candidate, !backend.launches_from_python());
         figures.hidden_work_us = hidden * 1e6;
         if (hidden > 0) verdict.flags.push_back("hidden_work");
       }

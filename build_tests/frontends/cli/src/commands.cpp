@@ -600,6 +600,7 @@ int run_command(const RunRequest& request, const std::string& command_line) {
                         {"backends", backend_labels},
                         {"kernels_label", request.kernels_label.empty() ? "directory" : request.kernels_label},
                         {"kernels_directory", request.kernels_directory},
+                        {"op_libraries", request.op_libraries},
                         {"ops", request.ops},
                         {"topn", request.topn},
                         {"device", request.device.empty() ? (cuda_available() ? "cuda" : "cpu") : request.device},

@@ -1,6 +1,7 @@
 // The HTML report; see report.h.
 #include "cli/report.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "backendbench/run_scores.h"
@@ -34,14 +35,22 @@ std::string html_text(const std::string& text) {
 }  // namespace
 
 nlohmann::json group_scores(const std::vector<Verdict>& verdicts, const nlohmann::json& run, double p) {
-  const std::vector<OperatorResult> rows = operator_results(verdicts);
-  std::vector<OperatorResult> reference, kernels;
-  for (const OperatorResult& row : rows) (row.backend == "aten" ? reference : kernels).push_back(row);
+  // One group per backend as the user named it: aten, the kernel folder (its impl<N> rows), and
+  // each op library (its rows carry the library's name).
+  const std::vector<std::string> op_libraries = run.value("op_libraries", std::vector<std::string>{});
+  std::vector<std::pair<std::string, std::vector<OperatorResult>>> members = {{"aten", {}},
+                                                                              {run.value("kernels_label", "directory"), {}}};
+  for (const std::string& library : op_libraries) members.push_back({library, {}});
+  auto group_of = [&](const std::string& backend) -> size_t {
+    if (backend == "aten") return 0;
+    const auto library = std::find(op_libraries.begin(), op_libraries.end(), backend);
+    return library == op_libraries.end() ? 1 : 2 + static_cast<size_t>(library - op_libraries.begin());
+  };
+  for (const OperatorResult& row : operator_results(verdicts)) members[group_of(row.backend)].second.push_back(row);
   nlohmann::json groups = nlohmann::json::array();
-  const std::string kernels_label = run.value("kernels_label", "directory");
-  for (const auto& [label, members] : {std::make_pair(std::string("aten"), &reference), std::make_pair(kernels_label, &kernels)}) {
-    if (members->empty()) continue;
-    const RunScore score = run_score(*members, p);
+  for (const auto& [label, rows] : members) {
+    if (rows.empty()) continue;
+    const RunScore score = run_score(rows, p);
     groups.push_back({{"label", label},
                       {"operators", score.operators},
                       {"correctness", number_or_null(score.correctness)},

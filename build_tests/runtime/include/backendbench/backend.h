@@ -57,6 +57,9 @@ class Backend {
     std::string reason;
   };
   virtual std::optional<Unusable> unusable() const { return std::nullopt; }
+  // A kernel called through the embedded interpreter: its launch costs host time of its own,
+  // which the timing flags must not read as hidden work (Timer::hidden_work_seconds).
+  virtual bool launches_from_python() const { return false; }
 
  private:
   std::string name_;

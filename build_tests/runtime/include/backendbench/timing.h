@@ -80,16 +80,25 @@ class Timer {
   // cases within 1.3× of it are overhead-dominated. 0 on the CPU.
   double launch_overhead_seconds();
 
-  // Work a kernel leaves outside the current stream (another stream or device), which events
-  // on the current stream miss: the host-timed call with every device synchronised, minus the
-  // event-timed call, compared with the same difference for the reference. Returns the excess
+  // Work a kernel does outside what the events on the current stream see: on another stream or
+  // device, or on the host while the GPU is still busy with the flush queued before the call.
+  // The host-timed call with every device synchronised, minus the event-timed call, compared
+  // with the same difference for the reference. `count_call_time` false leaves the call's own
+  // host time out (only the wait after it returns counts): for a Python kernel, whose launch
+  // from the interpreter costs tens of microseconds of host time that is not hidden work, so
+  // only work on other streams is caught there. Returns the excess
   // in seconds when it is beyond noise (20 µs and a quarter of the kernel's time) in each of
   // three measurements (the smallest of them), else 0: work on another stream costs every call,
   // while a host that stalls once (a shared machine) shows in one measurement only.
-  double hidden_work_seconds(const MakeInputs& make, const Call& reference, const Call& kernel);
+  double hidden_work_seconds(const MakeInputs& make, const Call& reference, const Call& kernel, bool count_call_time);
 
  private:
-  double host_synchronized_seconds(const MakeInputs& make, const Call& call);
+  // The call's host time and the wait from its return until every device is done (the devices
+  // idle when it starts).
+  struct HostTimes {
+    double call = 0, wait = 0;
+  };
+  HostTimes host_times(const MakeInputs& make, const Call& call);
   void flush_l2();
 
   c10::Device device_;
