@@ -166,6 +166,9 @@ def workflow():
     # A kernel that does not compile fails its own cases; the others still run.
     with open(os.path.join(kernels, "relu", "relu_implementation_4.cpp"), "w") as handle:
         handle.write("#include <ATen/ATen.h>\nat::Tensor relu_kernel_impl(const at::Tensor& self) { return self.clamp_min(0) }\n")
+    # A Python kernel in the original's format, beside them.
+    with open(os.path.join(kernels, "relu", "relu_implementation_v5.py"), "w") as handle:
+        handle.write("import torch\n\ndef relu_kernel_impl(*args, **kwargs):\n    return torch.clamp(args[0], min=0)\n")
     new_results = os.path.join(args.work, "new_results")
     shutil.rmtree(new_results, ignore_errors=True)
     done = cli("run", "--suite", "smoke", "--backend", kernels, "--ops", "relu", "--device", "cpu", "--no-timing",
@@ -180,6 +183,20 @@ def workflow():
                          for r in failed if r["backend"] == "impl4"), "the broken kernel's message quotes the compiler")
     passed = [r for r in json.load(open(os.path.join(new_results, "full_results.json"))) if r["backend"] == "impl1"]
     check(passed and all(r["is_correct"] for r in passed), "the kernel that compiles still ran and passed")
+    python_kernel = [r for r in json.load(open(os.path.join(new_results, "full_results.json"))) if r["backend"] == "impl5"]
+    check(python_kernel and all(r["is_correct"] for r in python_kernel), "the .py kernel ran and passed")
+    # An op library as a backend: torch_decomp's relu passes; its add.Tensor runs aten::add.Tensor underneath.
+    library_results = os.path.join(args.work, "library_results")
+    shutil.rmtree(library_results, ignore_errors=True)
+    done = cli("run", "--suite", "edge", "--backend", "torch_decomp", "--ops", "relu,add.Tensor", "--device", "cpu",
+               "--no-timing", "--build", tree, "--out", library_results, "-j", "2", expect=1)
+    check(re.search(r"^  torch_decomp\s+2\s+0\.50\s", done.stdout, re.M) is not None, "the library is a row of the scores")
+    library = json.load(open(os.path.join(library_results, "full_results.json")))
+    check({r["backend"] for r in library} == {"torch_decomp"}, "only the library's backend ran")
+    check(all(r["is_correct"] for r in library if r["op_name"] == "relu.default"), "its relu passes")
+    check(any("falls back to ATen: it dispatches aten::add.Tensor" in r.get("error_msg", "") for r in library
+              if r["op_name"] == "add.Tensor"), "its add.Tensor is caught falling back")
+    check(json.load(open(os.path.join(library_results, "run.json")))["op_libraries"] == ["torch_decomp"], "run.json names it")
     rows = {(r[0], r[-1]): r for r in csv.reader(open(os.path.join(new_results, "operator_summary.csv")))}
     check(rows.get(("relu.default", "impl3"), [None] * 9)[8] == "0", "impl3's correctness_rate is 0")
     done = cli("compare", results, results, "--fail-on-regression", expect=0)
