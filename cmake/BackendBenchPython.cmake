@@ -10,7 +10,9 @@ set(BACKENDBENCH_OP_LIBRARIES "" CACHE STRING
     "Python op libraries evaluated as backends (a ;-list): flag_gems, torch_decomp (python/backendbench/op_libraries.py)")
 
 set(BACKENDBENCH_WITH_PYTHON OFF)
-if(NOT BACKENDBENCH_PYTHON STREQUAL "OFF")
+# The backend library alone (pip install, add_subdirectory) holds compiled kernels only: it loads
+# into processes that may have no Python (README: the override library and .py kernels).
+if(NOT BACKENDBENCH_PYTHON STREQUAL "OFF" AND NOT BACKENDBENCH_BACKEND_ONLY)
   find_package(Python3 COMPONENTS Interpreter Development.Embed)
   find_library(BACKENDBENCH_TORCH_PYTHON_LIBRARY torch_python PATHS "${TORCH_INSTALL_PREFIX}/lib" NO_DEFAULT_PATH)
   if(Python3_Development.Embed_FOUND AND BACKENDBENCH_TORCH_PYTHON_LIBRARY)

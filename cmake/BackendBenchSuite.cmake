@@ -213,6 +213,10 @@ function(backendbench_add_kernels)
   # build time by its Python module: suites make one CTest entry per operator from it.
   set(op_library_options "")
   set(op_library_listings "")
+  if(ARG_OP_LIBRARIES AND NOT BACKENDBENCH_WITH_PYTHON)
+    message(FATAL_ERROR "backendbench_add_kernels(${ARG_NAME}): OP_LIBRARIES ${ARG_OP_LIBRARIES} need the Python bridge, "
+                        "which this build does not have; expected an embeddable Python (python3-dev) and BACKENDBENCH_PYTHON not OFF")
+  endif()
   foreach(library IN LISTS ARG_OP_LIBRARIES)
     if(NOT library MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
       message(FATAL_ERROR "backendbench_add_kernels: OP_LIBRARIES '${library}' is not a name; expected one of "

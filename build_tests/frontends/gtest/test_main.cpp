@@ -67,6 +67,14 @@ class CaseTracker : public ::testing::EmptyTestEventListener {
   void OnTestEnd(const ::testing::TestInfo&) override { g_case_started_ms = -1; }
 };
 
+}  // namespace
+
+void backendbench::restart_case_clock() {
+  if (g_case_started_ms.load() >= 0) g_case_started_ms = now_ms();
+}
+
+namespace {
+
 void watch_for_hangs(int timeout_seconds) {
   std::thread([timeout_seconds] {
     for (;;) {

@@ -10,6 +10,10 @@ namespace backendbench {
 
 void register_correctness_tests(const Settings& settings);
 
+// Starts the running case's timeout clock again (test_main.cpp's watchdog): after one-time work
+// that is not the case's, such as importing a Python kernel's module on its first case.
+void restart_case_clock();
+
 // The kernel manifest an executable loads at start-up (kernel_manifest.cpp, compiled into each
 // executable with its own path).
 extern const char* const kKernelManifest;
