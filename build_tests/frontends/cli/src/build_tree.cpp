@@ -50,6 +50,7 @@ SuiteManifest read_suite_manifest(const std::string& path) {
         backend.file = item.value("file", "");
         backend.cuda = item.value("cuda", false);
         backend.derived_from = item.value("derived_from", "");
+        backend.language = item.value("language", "");
         backend.expect_failure = item.value("expect_failure", false);
         op.backends.push_back(backend);
       }

@@ -664,7 +664,7 @@ int ops_command(const OpsRequest& request) {
     std::vector<std::string> kernels;
     for (const auto& backend : op.backends) {
       if (backend.kind != "kernel") continue;
-      kernels.push_back(backend.name + (backend.cuda ? " (cuda)" : "") +
+      kernels.push_back(backend.name + (backend.cuda ? " (cuda)" : "") + (backend.language == "python" ? " (python)" : "") +
                         (backend.derived_from.empty() ? "" : " (from " + backend.derived_from + ")"));
     }
     with_kernels += !kernels.empty();

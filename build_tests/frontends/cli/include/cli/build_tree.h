@@ -20,7 +20,8 @@ struct SuiteManifest {
     int64_t count = 0, input_elements = 0;
   };
   struct Backend {
-    std::string name, kind, file, derived_from;  // kind: reference or kernel
+    std::string name, kind, file, derived_from;  // kind: reference, kernel or op_library
+    std::string language;                        // cpp, cuda or python
     bool cuda = false, expect_failure = false;
   };
   struct Operator {
