@@ -135,15 +135,18 @@ function(backendbench_add_kernels)
   set(libraries "")
   set(local_objects "")
   set(expectation_files "")
-  foreach(source IN LISTS kernel_sources)
-    # A kernel that must fail names the failure in an expect-failure line, which goes into the
-    # suites' CTest entries: only such files make the suites depend on their contents (and
-    # CMake re-read them when edited). Editing any other kernel rebuilds that kernel alone.
+  foreach(source IN LISTS kernel_sources python_kernels)
+    # A kernel that must fail names the failure in an expect-failure line (`//` or `#`), which
+    # goes into the suites' CTest entries: only such files make the suites depend on their
+    # contents (and CMake re-read them when edited). Editing any other kernel rebuilds that
+    # kernel alone (a .py kernel: nothing).
     file(STRINGS "${source}" expectation REGEX "expect-failure:" LIMIT_COUNT 1)
     if(expectation)
       list(APPEND expectation_files "${source}")
       set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${source}")
     endif()
+  endforeach()
+  foreach(source IN LISTS kernel_sources)
     get_filename_component(folder_path "${source}" DIRECTORY)
     get_filename_component(folder "${folder_path}" NAME)
     get_filename_component(stem "${source}" NAME_WE)
@@ -200,14 +203,8 @@ function(backendbench_add_kernels)
   foreach(target IN LISTS libraries)
     string(APPEND manifest_lines "$<TARGET_FILE:${target}>\n")
   endforeach()
-  set(expectation_files_python "")
   foreach(source IN LISTS python_kernels)
     string(APPEND manifest_lines "python ${source}\n")
-    file(STRINGS "${source}" expectation REGEX "^# expect-failure:" LIMIT_COUNT 1)
-    if(expectation)
-      list(APPEND expectation_files "${source}")
-      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${source}")
-    endif()
   endforeach()
   # Each op library's listing (what it implements; where it cannot run here, why), written at
   # build time by its Python module: suites make one CTest entry per operator from it.
