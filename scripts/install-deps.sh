@@ -3,6 +3,7 @@
 #   libtorch      the `torch` Python package (pip): its CMake package and libraries
 #   GoogleTest    Debian's libgtest-dev        Google Benchmark  libbenchmark-dev
 #   CLI11         libcli11-dev (generator CLI) nlohmann-json  nlohmann-json3-dev (dataset JSON)
+#   libcurl       libcurl4-openssl-dev: the llm backends' model API clients (HTTPS)
 #   numpy, expecttest  pip: what torch.testing's OpInfo database imports (the opinfo suite's export)
 #   timm, transformers, torchvision  pip: the model suite's models (python -m backendbench.models)
 #   plotly        pip: plotly.min.js, embedded into each run's report.html (works offline)
@@ -25,6 +26,7 @@ need libgtest-dev test -e /usr/include/gtest/gtest.h
 need libbenchmark-dev test -e /usr/include/benchmark/benchmark.h
 need libcli11-dev test -e /usr/include/CLI/CLI.hpp
 need nlohmann-json3-dev test -e /usr/include/nlohmann/json.hpp
+need libcurl4-openssl-dev compgen -G '/usr/include/*/curl/curl.h'
 need chromium command -v chromium
 if [[ ${1:-} == --fuzz ]]; then
   need clang command -v clang++
