@@ -26,6 +26,9 @@
 #   backendbench_add_bench([NAME exe] [KERNELS set])
 #                                            ./bench (default name) over every suite of a kernel
 #                                            set (default: "default")
+#   backendbench_add_candidate_slots(COUNT n)
+#                                            n kernel libraries that build whatever candidate the
+#                                            llm backends put in them (backendbench run --backend llm)
 #   backendbench_torchbench_traces(out_var)  where the TorchBench traces are (fatal if nowhere)
 #   backendbench_add_expect_test(name exit output_regex command args..)
 #                                            a project test (label project): runs the command and
@@ -43,6 +46,8 @@ set(BACKENDBENCH_RESULTS_DIR "${CMAKE_BINARY_DIR}/results")
 set(_backendbench_templates_dir "${CMAKE_CURRENT_LIST_DIR}/../templates")
 set(_backendbench_expect_script "${CMAKE_CURRENT_LIST_DIR}/ExpectCommand.cmake")
 file(GLOB _backendbench_templates CONFIGURE_DEPENDS "${_backendbench_templates_dir}/*.in")
+# The llm backends' prompts are read by the command at run time, not by the generator.
+list(FILTER _backendbench_templates EXCLUDE REGEX "/llm_[^/]*$")
 # Front-end sources compiled into each executable with its own definitions (its kernel manifest).
 set(_backendbench_kernel_manifest_source "${CMAKE_CURRENT_LIST_DIR}/../build_tests/frontends/kernel_manifest.cpp")
 set(_backendbench_bench_main_source "${CMAKE_CURRENT_LIST_DIR}/../build_tests/frontends/bench/bench_main.cpp")
@@ -252,6 +257,43 @@ function(backendbench_add_kernels)
   set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_DEPENDS ${kernel_folders} ${expectation_files}
                                                                       ${op_library_listings})
   set_property(GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_NAME}_OP_LIBRARY_OPTIONS "${op_library_options}")
+endfunction()
+
+# backendbench_add_candidate_slots(COUNT <n>)
+# Kernel libraries without a kernel of their own, for the llm backends: slot <k> builds whatever
+# its source includes (the loop writes candidate_slots/slot_<k>.cpp|.cu: one #include of the
+# candidate's binding), with the kernels' flags and precompiled header, so that a model's
+# candidate is compiled alone, in parallel with others, and nothing is configured again.
+function(backendbench_add_candidate_slots)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "COUNT" "")
+  if(NOT ARG_COUNT MATCHES "^[1-9][0-9]*$")
+    message(FATAL_ERROR "backendbench_add_candidate_slots: COUNT '${ARG_COUNT}' is not a number of slots; expected an integer of at least 1")
+  endif()
+  set(folder "${CMAKE_BINARY_DIR}/candidate_slots")
+  set(languages cpp)
+  if(BACKENDBENCH_WITH_CUDA)
+    list(APPEND languages cu)
+  endif()
+  set(targets "")
+  math(EXPR last "${ARG_COUNT} - 1")
+  foreach(slot RANGE ${last})
+    foreach(language IN LISTS languages)
+      set(source "${folder}/slot_${slot}.${language}")
+      if(NOT EXISTS "${source}")
+        file(WRITE "${source}" "// A candidate slot of the llm backends: the loop writes a candidate's binding #include here.\n")
+      endif()
+      set(target backendbench_candidate_${language}_${slot})
+      add_library(${target} SHARED EXCLUDE_FROM_ALL "${source}")
+      target_link_libraries(${target} PRIVATE backendbench::kernel_binding)
+      if(language STREQUAL "cpp")
+        target_precompile_headers(${target} REUSE_FROM backendbench_kernel_precompiled_header)
+      endif()
+      set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden
+                                                 VISIBILITY_INLINES_HIDDEN ON LIBRARY_OUTPUT_DIRECTORY "${folder}")
+      list(APPEND targets ${target})
+    endforeach()
+  endforeach()
+  add_custom_target(backendbench_candidate_slots DEPENDS ${targets})
 endfunction()
 
 function(backendbench_add_suite)

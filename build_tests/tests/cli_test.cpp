@@ -140,8 +140,55 @@ TEST(RunArguments, UnknownBackend) {
   Scratch scratch;
   EXPECT_EQ(error_of(with([](RunArguments& a) { a.backend = "tritn"; }), scratch),
             "--backend: error: unknown backend 'tritn'; expected aten, directory (generated_kernels/), a kernel "
-            "folder (<op>/<op>_implementation_<N>.cpp|.cu|.py), or an op library (flag_gems, torch_decomp), "
-            "comma-separated");
+            "folder (<op>/<op>_implementation_<N>.cpp|.cu|.py), an op library (flag_gems, torch_decomp), or a model "
+            "writing the kernels (llm, kernel_agent), comma-separated");
+}
+
+RunContext context_with_key(const Scratch& scratch) {
+  RunContext context = context_in(scratch);
+  context.getenv = [](const char* name) -> const char* { return std::string(name) == "ANTHROPIC_API_KEY" ? "sk-test" : nullptr; };
+  return context;
+}
+
+TEST(RunArguments, LlmIsBackendBenchsLoopAndKernelAgentKernelAgents) {
+  Scratch scratch;
+  const RunRequest llm = check_run_arguments(with([](RunArguments& a) { a.backend = "aten,llm"; }), context_with_key(scratch), known);
+  ASSERT_TRUE(llm.generation);
+  EXPECT_TRUE(llm.aten);
+  EXPECT_EQ(llm.kernels_label, "llm");
+  EXPECT_EQ(llm.generation->rounds, 5);
+  EXPECT_EQ(llm.generation->workers, 1);
+  EXPECT_FALSE(llm.generation->first_correct_wins);
+  EXPECT_EQ(llm.generation->language, KernelLanguage::kCpp);
+  EXPECT_EQ(llm.generation->model.model, "claude-sonnet-4-20250514");
+  EXPECT_EQ(llm.generation->model.base_url, "https://api.anthropic.com");
+  EXPECT_EQ(llm.generation->usd_per_million_output, 15.0);
+  const RunRequest agent = check_run_arguments(with([](RunArguments& a) { a.backend = "kernel_agent"; a.concurrency = "6"; }),
+                                               context_with_key(scratch), known);
+  EXPECT_EQ(agent.generation->rounds, 10);
+  EXPECT_EQ(agent.generation->workers, 4);
+  EXPECT_EQ(agent.generation->concurrency, 6);
+  EXPECT_TRUE(agent.generation->first_correct_wins);
+}
+
+TEST(RunArguments, LlmWithoutAKeyNamesTheVariable) {
+  Scratch scratch;
+  RunContext context = context_in(scratch);
+  context.getenv = [](const char*) -> const char* { return nullptr; };
+  try {
+    check_run_arguments(with([](RunArguments& a) { a.backend = "llm"; }), context, known);
+    ADD_FAILURE() << "accepted without a key";
+  } catch (const CliError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "--backend: error: llm needs ANTHROPIC_API_KEY in the environment (https://api.anthropic.com); expected a key in "
+              "ANTHROPIC_API_KEY, a server on loopback (ANTHROPIC_BASE_URL), or --replay DIR");
+  }
+  context.getenv = [](const char* name) -> const char* {
+    return std::string(name) == "OPENAI_BASE_URL" ? "http://127.0.0.1:8000/v1" : nullptr;
+  };
+  const RunRequest local = check_run_arguments(with([](RunArguments& a) { a.backend = "llm"; a.llm_api = "openai"; a.model = "qwen"; }),
+                                               context, known);
+  EXPECT_EQ(local.generation->model.base_url, "http://127.0.0.1:8000/v1");  // a local server needs no key
 }
 
 TEST(RunArguments, OpLibrariesAreBackends) {

@@ -22,6 +22,9 @@ Examples:
       a trace file of your own against a kernel folder of your own, on the GPU
   backendbench --suite smoke --backend aten
       BackendBench's own spelling (run is the default subcommand)
+  ANTHROPIC_API_KEY=... backendbench run --suite smoke,edge --backend llm --ops relu,add --record cassette
+      Claude writes a C++ kernel per operator (5 rounds, failures fed back), then the run scores
+      them on fresh draws and every case; --replay cassette repeats it offline
 
 Each run writes a results folder (--out; default backendbench_output_<time>): BackendBench's
 full_results.json, operator_summary.csv, failed_tests.json and OVERALL_SUMMARY.md, plus
@@ -72,7 +75,8 @@ int main(int argc, char** argv) {
                                "smoke, edge, opinfo, torchbench, sample, or a trace file or folder (.txt, .json, .jsonl); "
                                "comma-separated")->capture_default_str();
   run_command_line->add_option("--backend", run.backend,
-                               "aten (the reference), directory (generated_kernels/), or a kernel folder; comma-separated")
+                               "aten (the reference), directory (generated_kernels/), a kernel folder, flag_gems, torch_decomp, "
+                               "or llm / kernel_agent (a model writes the kernels); comma-separated")
       ->capture_default_str();
   run_command_line->add_option("--ops", run.ops, "operators, comma-separated: base names (relu, add) or overloads (add.Tensor)");
   run_command_line->add_option("--topn,--topn-inputs", run.topn, "the N largest inputs per operator (torchbench, trace files)");
@@ -85,6 +89,28 @@ int main(int argc, char** argv) {
   run_command_line->add_option("--build", run.build, "build folder to configure and reuse (default: this command's own)");
   run_command_line->add_option("--traces", run.traces, "TorchBench's traces folder (default: the build's, or ../shared/traces/torchbench)");
   run_command_line->add_option("--salt", run.salt, "input draw salt, to repeat a run's draws (run.json has each run's)");
+  // The generating backends (llm, kernel_agent): a model writes the kernels, then the run scores them.
+  const char* model_group = "Model-written kernels (--backend llm or kernel_agent)";
+  auto model_option = [&](const char* names, std::string& value, const char* help) {
+    run_command_line->add_option(names, value, help)->group(model_group);
+  };
+  model_option("--llm-api", run.llm_api, "anthropic (Messages API; ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY) or openai "
+                                         "(chat completions: OpenAI, relays, local servers; OPENAI_BASE_URL, OPENAI_API_KEY); default anthropic");
+  model_option("--model,--llm-model", run.model, "model name (default claude-sonnet-4-20250514 for anthropic)");
+  model_option("--rounds,--llm-attempts,--kernel-agent-max-rounds", run.rounds, "candidates per worker and operator (llm 5, kernel_agent 10)");
+  model_option("--workers,--kernel-agent-workers", run.workers, "independent chains per operator (llm 1, kernel_agent 4)");
+  model_option("--concurrency", run.concurrency, "chains at once across operators (default: 4, or --workers if more)");
+  model_option("--select", run.select, "first: the first correct kernel wins (kernel_agent); best: every round runs, the best is kept (llm)");
+  model_option("--budget-tokens", run.budget_tokens, "stop asking once this many tokens (input + output) are spent");
+  model_option("--budget-usd", run.budget_usd, "stop asking once this many US dollars are spent (needs known prices or --prices)");
+  model_option("--prices", run.prices, "INPUT,OUTPUT US dollars per million tokens (known for claude-sonnet-4: 3,15)");
+  model_option("--language", run.language, "kernel language: cpp (default without --device cuda), cuda (default with it), python (triton)");
+  model_option("--temperature", run.temperature, "sampling temperature (default 0.2)");
+  model_option("--max-tokens", run.max_tokens, "longest answer, tokens (default 8000)");
+  model_option("--llm-timeout", run.llm_timeout, "seconds one request may take (default 120)");
+  model_option("--llm-retries", run.llm_retries, "retries of a rate-limited, overloaded, failed or timed-out request (default 3)");
+  model_option("--record", run.record, "save every model answer into this folder (a cassette), to replay the run");
+  model_option("--replay", run.replay, "answer from a cassette written by --record: no key, no network, the same verdicts");
 
   std::string new_op, new_kernels;
   bool new_cuda = false;

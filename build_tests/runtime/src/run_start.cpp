@@ -20,7 +20,7 @@ std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, con
   Settings settings;
   try {
     settings = parse_settings(frontend, argc, argv);
-    load_kernel_manifest(kernel_manifest);
+    load_kernel_manifest(settings.kernel_manifest.empty() ? kernel_manifest : settings.kernel_manifest.c_str());
     // A worker of a supervising ./bench adds to the verdicts its supervisor started.
     if (!settings.verdicts_path.empty() && !settings.worker) start_verdicts(settings.verdicts_path);
   } catch (const std::exception& error) {

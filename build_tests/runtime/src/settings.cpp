@@ -120,6 +120,10 @@ const std::vector<Setting>& settings_table() {
        "append one verdict per case to this file (JSON Lines, schema in the README)", "none (CTest entries: "
        "results/<suite>/<operator>/<backend>.verdicts.jsonl)",
        path_into(&Settings::verdicts_path)},
+      {"BACKENDBENCH_KERNEL_MANIFEST", "backendbench_kernel_manifest", {F::kTests, F::kBench}, "a file path",
+       "load the kernels this manifest lists instead of the build's (one library path, `python <file>` or "
+       "`op-library <name> <listing>` per line): how the llm backends check a candidate built alone",
+       "the build's kernel manifest", path_into(&Settings::kernel_manifest)},
       {"BACKENDBENCH_LAYOUT", "backendbench_layout", {F::kBench}, "'default' or 'do_bench'",
        "sampling layout: do_bench copies triton.testing.do_bench's (256 MiB write flush, 64 pairs per batch); "
        "applied before the single-field settings below",

@@ -33,6 +33,7 @@
 #include "cli/build_tree.h"
 #include "cli/compare.h"
 #include "cli/errors.h"
+#include "cli/generation_phase.h"
 #include "cli/process.h"
 #include "cli/progress.h"
 #include "cli/report.h"
@@ -107,6 +108,7 @@ struct TreeSelection {
   int topn = 0;
   std::string torchbench_traces;
   std::vector<std::string> op_libraries;
+  int candidate_slots = 0;  // the llm backends' (0: the tree's own)
 };
 
 void configure_tree(const BuildTree& tree, const TreeSelection& selection, const std::string& log_directory) {
@@ -127,6 +129,7 @@ void configure_tree(const BuildTree& tree, const TreeSelection& selection, const
                                                {"BACKENDBENCH_BOTTOMN", "0"},
                                                {"BACKENDBENCH_OP_LIBRARIES", joined(selection.op_libraries, ";")}};
   if (!selection.torchbench_traces.empty()) values["BACKENDBENCH_TORCHBENCH_TRACES"] = selection.torchbench_traces;
+  if (selection.candidate_slots > 0) values["BACKENDBENCH_CANDIDATE_SLOTS"] = std::to_string(std::max(8, selection.candidate_slots));
   std::map<std::string, std::string> new_tree = {{"CMAKE_BUILD_TYPE", "Release"}, {"BACKENDBENCH_BUILD_TESTS", "OFF"}};
   // Only a new tree takes these; an existing one keeps its own.
   if (!tree.configured()) {
@@ -349,9 +352,16 @@ class StagingFolder {
  public:
   explicit StagingFolder(std::string path) : path_(std::move(path)) { files::make_directories(path_ + "/logs"); }
   ~StagingFolder() {
-    if (!kept_) files::remove_tree(path_);
+    if (kept_) return;
+    if (preserved_) {
+      std::cerr << "the run did not finish; what the model wrote is kept in " << path_ << "\n";
+      return;
+    }
+    files::remove_tree(path_);
   }
   const std::string& path() const { return path_; }
+  // Keeps the folder even when the run does not finish: it holds what a model was paid to write.
+  void preserve() { preserved_ = true; }
   void move_to(const std::string& destination) {
     const std::string previous = destination + ".previous-" + std::to_string(getpid());
     const bool replacing = exists(destination);
@@ -368,7 +378,7 @@ class StagingFolder {
 
  private:
   std::string path_;
-  bool kept_ = false;
+  bool kept_ = false, preserved_ = false;
 };
 
 
@@ -437,6 +447,47 @@ std::vector<Entry> unbuilt_entries(const BuildTree& tree, const RunRequest& requ
   }
   return entries;
 }
+// How the kept kernel of `op` did on the hold-out: every case of the run, the run's own salt.
+nlohmann::json holdout_of(const std::vector<Verdict>& verdicts, const std::string& op, const std::string& label) {
+  int passed = 0, failed = 0, skipped = 0;
+  std::vector<double> speedups;
+  for (const Verdict& verdict : verdicts) {
+    if (verdict.op != op || verdict.backend == "aten") continue;
+    if (verdict.frontend == "bench") {
+      if (verdict.passed() && verdict.timing) speedups.push_back(verdict.timing->speedup);
+      continue;
+    }
+    if (verdict.status == Verdict::Status::kPassed) ++passed;
+    if (verdict.status == Verdict::Status::kFailed) ++failed;
+    if (verdict.status == Verdict::Status::kSkipped) ++skipped;
+  }
+  double log_sum = 0;
+  for (double speedup : speedups) log_sum += std::log(speedup);
+  (void)label;
+  return {{"passed", passed}, {"failed", failed}, {"skipped", skipped},
+          {"speedup", speedups.empty() ? nlohmann::json() : nlohmann::json(std::exp(log_sum / speedups.size()))}};
+}
+
+// One line per operator: what was kept, how it did on the feedback cases and on the hold-out,
+// and what it cost.
+void print_generation(const nlohmann::json& generation) {
+  std::cout << "\n" << generation.value("backend", "") << " (" << generation.value("client", "") << "):\n";
+  for (const nlohmann::json& op : generation["operators"]) {
+    const nlohmann::json& holdout = op["holdout"];
+    const int passed = holdout.value("passed", 0), failed = holdout.value("failed", 0);
+    const bool feedback_ok = op.value("correct_on_feedback", false);
+    std::string verdict = failed == 0 && passed > 0 ? "hold-out passed" : "hold-out failed";
+    if (feedback_ok && failed > 0) verdict = "caught by the hold-out (correct on the feedback cases only)";
+    std::cout << "  " << op.value("operator", "") << ": kept " << (op["kept"].is_null() ? std::string("nothing (no code)") : op["kept"].get<std::string>())
+              << " after " << op["attempts"].size() << " candidates, " << (feedback_ok ? "correct" : "not correct")
+              << " on feedback; " << verdict << " (" << passed << " of " << passed + failed << " cases); tokens "
+              << op.value("input_tokens", int64_t{0}) << " in + " << op.value("output_tokens", int64_t{0}) << " out"
+              << (op["cost_usd"].is_null() ? std::string() : ", $" + figure("%.4f", op["cost_usd"].get<double>())) << ", "
+              << figure("%.1f", op.value("wall_seconds", 0.0)) << " s\n";
+  }
+  if (!generation.value("stopped", std::string()).empty()) std::cout << "  stopped early: " << generation.value("stopped", std::string()) << "\n";
+}
+
 }  // namespace
 
 Installation installation() {
@@ -456,6 +507,7 @@ RunContext run_context(const Installation& installation) {
   context.default_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   context.now_stamp = now_text("%Y%m%d_%H%M%S");
   context.cuda_available = cuda_available();
+  context.python_kernels = BACKENDBENCH_WITH_PYTHON_BRIDGE;
   return context;
 }
 
@@ -470,8 +522,16 @@ bool operator_known(const std::string& filter) {
   return false;
 }
 
-int run_command(const RunRequest& request, const std::string& command_line) {
+int run_command(const RunRequest& given, const std::string& command_line) {
+  RunRequest request = given;
   const Installation where = installation();
+  // A generating backend writes its kernels into the results folder, which the run then scores.
+  StagingFolder staging(request.out + ".partial-" + std::to_string(getpid()));
+  if (request.generation) {
+    request.kernels_directory = staging.path() + "/kernels";
+    files::make_directories(request.kernels_directory);
+    staging.preserve();
+  }
   const BuildTree tree(where.source_directory, request.build);
   const std::string logs = request.build + "/backendbench_logs";
   std::vector<std::string> suite_names, backend_labels;
@@ -493,8 +553,25 @@ int run_command(const RunRequest& request, const std::string& command_line) {
   const std::string started = now_text("%Y-%m-%dT%H:%M:%S%z");
   const auto start = Clock::now();
   configure_tree(tree, {request.suites, request.kernels_directory.empty() ? where.source_directory + "/generated_kernels" : request.kernels_directory,
-                        request.ops, request.topn, request.torchbench_traces, request.op_libraries},
+                        request.ops, request.topn, request.torchbench_traces, request.op_libraries,
+                        request.generation ? request.generation->concurrency : 0},
                  logs);
+  std::optional<GenerationPhase> generation;
+  if (request.generation) {
+    std::vector<std::string> test_targets;
+    for (const SuiteChoice& suite : request.suites) test_targets.push_back("backendbench_test_" + suite.name);
+    // Best-of-N times each correct candidate on its timed feedback cases.
+    if (!request.generation->first_correct_wins && !request.timed_suites.empty()) test_targets.push_back("bench");
+    std::cout << "building " << joined(test_targets, ", ") << " (log: " << logs << "/build.log)\n" << std::flush;
+    try {
+      build_with_progress(tree, test_targets, request.jobs, logs + "/build.log");
+    } catch (const CliError& error) {
+      std::cerr << error.what() << "\n";
+      return 3;
+    }
+    generation = run_generation(request, tree, staging.path(), salt, where.templates_directory, logs);
+    std::cout << "scoring the kept kernels on every case with the run's salt " << salt_text(salt) << " (the hold-out)\n";
+  }
   std::vector<std::string> targets;
   for (const SuiteChoice& suite : request.suites) targets.push_back("backendbench_test_" + suite.name);
   if (!request.timed_suites.empty()) targets.push_back("bench");
@@ -528,7 +605,6 @@ int run_command(const RunRequest& request, const std::string& command_line) {
   const std::vector<Entry> entries = selected_entries(tree, request, !broken.empty());
   const std::vector<Entry> unbuilt = unbuilt_entries(tree, request, broken, logs);
 
-  StagingFolder staging(request.out + ".partial-" + std::to_string(getpid()));
   ProcessOptions environment;
   environment.environment["BACKENDBENCH_SALT"] = salt_text(salt);
   if (!request.device.empty()) environment.environment["BACKENDBENCH_DEVICE"] = request.device;
@@ -614,6 +690,23 @@ int run_command(const RunRequest& request, const std::string& command_line) {
   write_whole(staging.path() + "/verdicts.jsonl", lines);
   write_original_files(staging.path(), original_files(verdicts, command_line, request.p));
   run["scores"] = group_scores(verdicts, run, request.p);
+  if (generation) {
+    const GenerationChoice& choice = *request.generation;
+    nlohmann::json described = generation_json(generation->result);
+    described["backend"] = choice.backend;
+    described["client"] = generation->client;
+    described["api"] = model_api_name(choice.model.api);
+    described["model"] = choice.model.model;
+    described["language"] = kernel_language_name(choice.language);
+    described["rounds"] = choice.rounds;
+    described["workers"] = choice.workers;
+    described["concurrency"] = choice.concurrency;
+    described["select"] = choice.first_correct_wins ? "first" : "best";
+    described["feedback_salt"] = salt_text(generation->feedback_salt);
+    described["holdout_salt"] = salt_text(salt);
+    for (nlohmann::json& op : described["operators"]) op["holdout"] = holdout_of(verdicts, op.value("operator", ""), choice.backend);
+    run["generation"] = described;
+  }
   write_whole(staging.path() + "/run.json", run.dump(1) + "\n");
   write_whole(staging.path() + "/report.html",
               report_html(report_data(verdicts, run), where.templates_directory, read_text(where.plotly_js_path)));
@@ -623,6 +716,7 @@ int run_command(const RunRequest& request, const std::string& command_line) {
   staging.move_to(request.out);
 
   print_scores(verdicts, run);
+  if (generation) print_generation(run["generation"]);
   std::cout << "\nresults: " << request.out << "\nreport:  " << request.out << "/report.html\n";
   for (const Verdict& verdict : verdicts) {
     if (verdict.status == Verdict::Status::kFailed) return 1;
@@ -718,6 +812,7 @@ int report_command(const std::string& directory) {
               report_html(report_data(verdicts, run), where.templates_directory, read_text(where.plotly_js_path)));
   std::cout << "backendbench report: " << run.value("command", std::string()) << "\n";
   print_scores(verdicts, run);
+  if (run.contains("generation")) print_generation(run["generation"]);
   std::cout << "\nreport: " << directory << "/report.html\n";
   return 0;
 }

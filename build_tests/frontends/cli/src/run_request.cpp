@@ -83,7 +83,127 @@ SuiteChoice suite_choice(const std::string& item) {
   return {name, absolute(item), true};
 }
 
+std::optional<double> number_of(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (*end != '\0' || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+// A whole number option within [minimum, maximum], or its default when not given.
+long whole_option(const std::string& option, const std::string& text, long fallback, long minimum, long maximum) {
+  if (text.empty()) return fallback;
+  const auto value = whole_number(text);
+  if (!value || *value < minimum || *value > maximum) {
+    throw CliError(option, "'" + text + "' is not a whole number from " + std::to_string(minimum) + " to " + std::to_string(maximum),
+                   "a whole number from " + std::to_string(minimum) + " to " + std::to_string(maximum));
+  }
+  return *value;
+}
+
+bool is_loopback(const std::string& url) {
+  for (const char* prefix : {"http://127.0.0.1", "http://localhost", "http://[::1]"}) {
+    if (url.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+const char* kGenerationOnly = "the option with --backend llm or kernel_agent";
+
+// The generating backend's options; every other backend leaves them unset.
+GenerationChoice check_generation(const std::string& backend, const RunArguments& arguments, const RunContext& context,
+                                  const std::string& device) {
+  GenerationChoice choice;
+  choice.backend = backend;
+  const bool agent = backend == "kernel_agent";
+  const std::string api = arguments.llm_api.empty() ? "anthropic" : arguments.llm_api;
+  if (api != "anthropic" && api != "openai") {
+    throw CliError("--llm-api", "unknown API '" + api + "'", "anthropic (the Messages API) or openai (chat completions: OpenAI, relays, local servers)");
+  }
+  choice.model.api = api == "anthropic" ? ModelApi::kAnthropic : ModelApi::kOpenAi;
+  choice.model.base_url = default_base_url(choice.model.api, context.getenv);
+  if (arguments.model.empty() && choice.model.api == ModelApi::kOpenAi) {
+    throw CliError("--model", "no model given for --llm-api openai", "--model NAME, a model the server at " + choice.model.base_url + " serves");
+  }
+  choice.model.model = arguments.model.empty() ? "claude-sonnet-4-20250514" : arguments.model;
+  if (!arguments.temperature.empty()) {
+    const auto value = number_of(arguments.temperature);
+    if (!value || *value < 0 || *value > 2) throw CliError("--temperature", "'" + arguments.temperature + "' is not a temperature", "a number from 0 to 2");
+    choice.model.temperature = *value;
+  }
+  choice.model.max_tokens = static_cast<int>(whole_option("--max-tokens", arguments.max_tokens, 8000, 1, 1000000));
+  if (!arguments.llm_timeout.empty()) {
+    const auto value = number_of(arguments.llm_timeout);
+    if (!value || *value <= 0) throw CliError("--llm-timeout", "'" + arguments.llm_timeout + "' is not a number of seconds", "a number of seconds above 0");
+    choice.model.timeout_seconds = *value;
+  }
+  choice.model.max_attempts = 1 + static_cast<int>(whole_option("--llm-retries", arguments.llm_retries, 3, 0, 100));
+  choice.rounds = static_cast<int>(whole_option("--rounds", arguments.rounds, agent ? 10 : 5, 1, 1000));
+  choice.workers = static_cast<int>(whole_option("--workers", arguments.workers, agent ? 4 : 1, 1, 64));
+  choice.concurrency = static_cast<int>(whole_option("--concurrency", arguments.concurrency, std::max(4, choice.workers), 1, 64));
+  const std::string select = arguments.select.empty() ? (agent ? "first" : "best") : arguments.select;
+  if (select != "first" && select != "best") {
+    throw CliError("--select", "unknown selection '" + select + "'", "first (the first correct kernel wins) or best (every round runs, the best is kept)");
+  }
+  choice.first_correct_wins = select == "first";
+  choice.budget_tokens = whole_option("--budget-tokens", arguments.budget_tokens, 0, 1, 999999999);
+  if (const auto prices = known_prices(choice.model.model)) std::tie(choice.usd_per_million_input, choice.usd_per_million_output) = *prices;
+  if (!arguments.prices.empty()) {
+    const std::vector<std::string> parts = split_list(arguments.prices);
+    const auto in = parts.size() == 2 ? number_of(parts[0]) : std::nullopt;
+    const auto out = parts.size() == 2 ? number_of(parts[1]) : std::nullopt;
+    if (!in || !out || *in < 0 || *out < 0) {
+      throw CliError("--prices", "'" + arguments.prices + "' is not two prices", "INPUT,OUTPUT in US dollars per million tokens, e.g. 3,15");
+    }
+    choice.usd_per_million_input = *in;
+    choice.usd_per_million_output = *out;
+  }
+  if (!arguments.budget_usd.empty()) {
+    const auto value = number_of(arguments.budget_usd);
+    if (!value || *value <= 0) throw CliError("--budget-usd", "'" + arguments.budget_usd + "' is not an amount", "US dollars above 0, e.g. 5");
+    if (choice.usd_per_million_input == 0 && choice.usd_per_million_output == 0) {
+      throw CliError("--budget-usd", "the prices of model '" + choice.model.model + "' are not known here", "--prices INPUT,OUTPUT (US dollars per million tokens) with it");
+    }
+    choice.budget_usd = *value;
+  }
+  const std::string language = arguments.language.empty() ? (device == "cuda" ? "cuda" : "cpp") : arguments.language;
+  const auto chosen = kernel_language_named(language);
+  if (!chosen) throw CliError("--language", "unknown kernel language '" + language + "'", "cpp, cuda, or python (triton)");
+  if (*chosen == KernelLanguage::kCuda && device != "cuda") {
+    throw CliError("--language", "CUDA kernels run on CUDA tensors", "--device cuda with --language cuda, or --language cpp");
+  }
+  if (*chosen == KernelLanguage::kPython && !context.python_kernels) {
+    throw CliError("--language", "this build cannot run .py kernels (no embeddable Python)", "cpp, or a build with BACKENDBENCH_PYTHON");
+  }
+  choice.language = *chosen;
+  if (!arguments.record.empty() && !arguments.replay.empty()) {
+    throw CliError("--replay", "both --record and --replay given", "one of them: --record DIR saves the model's answers, --replay DIR answers from them");
+  }
+  if (!arguments.replay.empty()) {
+    if (!is_directory(arguments.replay)) throw CliError("--replay", "cassette '" + arguments.replay + "' does not exist", "a folder written by --record");
+    choice.replay = absolute(arguments.replay);
+  }
+  if (!arguments.record.empty()) choice.record = absolute(arguments.record);
+  const char* key = context.getenv(api_key_variable(choice.model.api));
+  if (choice.replay.empty() && (key == nullptr || *key == '\0') && !is_loopback(choice.model.base_url)) {
+    throw CliError("--backend", std::string(backend) + " needs " + api_key_variable(choice.model.api) + " in the environment (" +
+                                    choice.model.base_url + ")",
+                   std::string("a key in ") + api_key_variable(choice.model.api) + ", a server on loopback (" +
+                       (choice.model.api == ModelApi::kAnthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL") + "), or --replay DIR");
+  }
+  return choice;
+}
+
 }  // namespace
+
+std::optional<std::pair<double, double>> known_prices(const std::string& model) {
+  // Anthropic's published prices (US dollars per million input, output tokens).
+  if (model.rfind("claude-sonnet-4", 0) == 0 || model.rfind("claude-3-7-sonnet", 0) == 0 || model.rfind("claude-3-5-sonnet", 0) == 0) {
+    return std::make_pair(3.0, 15.0);
+  }
+  return std::nullopt;
+}
 
 RunRequest check_run_arguments(const RunArguments& arguments, const RunContext& context,
                                const OperatorKnown& operator_known) {
@@ -99,13 +219,21 @@ RunRequest check_run_arguments(const RunArguments& arguments, const RunContext& 
   }
 
   const char* backend_form =
-      "aten, directory (generated_kernels/), a kernel folder (<op>/<op>_implementation_<N>.cpp|.cu|.py), or an op "
-      "library (flag_gems, torch_decomp), comma-separated";
+      "aten, directory (generated_kernels/), a kernel folder (<op>/<op>_implementation_<N>.cpp|.cu|.py), an op "
+      "library (flag_gems, torch_decomp), or a model writing the kernels (llm, kernel_agent), comma-separated";
   const std::vector<std::string> backends = split_list(arguments.backend);
   if (backends.empty()) throw CliError("--backend", "no backend given", backend_form);
+  std::string generating;
   for (const std::string& item : backends) {
     if (item == "aten") {
       request.aten = true;
+      continue;
+    }
+    if (std::find(kGeneratingBackends.begin(), kGeneratingBackends.end(), item) != kGeneratingBackends.end()) {
+      if (!generating.empty()) {
+        throw CliError("--backend", "two generating backends ('" + generating + "' and '" + item + "')", "one of llm or kernel_agent");
+      }
+      generating = item;
       continue;
     }
     if (std::find(kOpLibraries.begin(), kOpLibraries.end(), item) != kOpLibraries.end()) {
@@ -132,6 +260,11 @@ RunRequest check_run_arguments(const RunArguments& arguments, const RunContext& 
     }
     request.kernels_directory = directory;
     request.kernels_label = label;
+  }
+
+  if (!generating.empty() && !request.kernels_directory.empty()) {
+    throw CliError("--backend", generating + " writes the kernels under test, and '" + request.kernels_label + "' is a kernel folder too",
+                   generating + " alone, or with aten and op libraries");
   }
 
   request.ops = split_list(arguments.ops);
@@ -174,6 +307,20 @@ RunRequest check_run_arguments(const RunArguments& arguments, const RunContext& 
     throw CliError("--device", "no CUDA device on this machine", "cpu here, or cuda on a machine with a GPU");
   }
   request.device = arguments.device;
+  if (!generating.empty()) {
+    request.generation = check_generation(generating, arguments, context, request.device);
+    request.kernels_label = generating;
+  } else {
+    for (const auto& [option, value] : {std::pair{"--model", arguments.model}, {"--llm-api", arguments.llm_api}, {"--rounds", arguments.rounds},
+                                        {"--workers", arguments.workers}, {"--concurrency", arguments.concurrency}, {"--select", arguments.select},
+                                        {"--budget-tokens", arguments.budget_tokens}, {"--budget-usd", arguments.budget_usd},
+                                        {"--prices", arguments.prices}, {"--language", arguments.language},
+                                        {"--temperature", arguments.temperature}, {"--max-tokens", arguments.max_tokens},
+                                        {"--llm-timeout", arguments.llm_timeout}, {"--llm-retries", arguments.llm_retries},
+                                        {"--record", arguments.record}, {"--replay", arguments.replay}}) {
+      if (!value.empty()) throw CliError(option, std::string(option) + " only applies to a model writing the kernels", kGenerationOnly);
+    }
+  }
 
   char* end = nullptr;
   request.p = std::strtod(arguments.p.c_str(), &end);

@@ -57,6 +57,7 @@ struct Settings {
   uint64_t salt = 0;                  // mixed into every draw; random per run unless given
   bool salt_given = false;
   std::string verdicts_path;          // where a front-end appends its verdicts (JSON Lines); "": nowhere
+  std::string kernel_manifest;        // loaded instead of the build's; "": the build's
   // Timing (./bench).
   SamplingLayout layout;
   StoppingRule stopping;

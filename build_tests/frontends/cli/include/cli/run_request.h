@@ -4,11 +4,15 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "cli/kernel_prompt.h"
+#include "cli/model_client.h"
 
 namespace backendbench::cli {
 
@@ -17,10 +21,30 @@ inline const std::vector<std::string> kBuiltinSuites = {"smoke", "edge", "opinfo
 // The Python op libraries a backend may name: python/backendbench/op_libraries.py's LIBRARIES
 // (a test compares the two).
 inline const std::vector<std::string> kOpLibraries = {"flag_gems", "torch_decomp"};
+// The backends whose kernels a model writes during the run (generation_loop.h): llm as BackendBench's
+// (5 rounds, one worker, best of all rounds kept), kernel_agent as KernelAgent's (4 workers, 10
+// rounds, the first correct kernel wins). Both talk to the Anthropic or an OpenAI-compatible API.
+inline const std::vector<std::string> kGeneratingBackends = {"llm", "kernel_agent"};
 
 struct RunArguments {  // as typed; "" where not given
   std::string suite = "smoke", backend = "aten", ops, topn, device, p = "1.0", jobs, out, build, traces, salt;
   std::optional<bool> timing;
+  // The generating backends' options (llm, kernel_agent).
+  std::string model, llm_api, rounds, workers, concurrency, select, budget_tokens, budget_usd, prices, language,
+      temperature, max_tokens, llm_timeout, llm_retries, record, replay;
+};
+
+// What a generating backend does before the run checks and times its kernels.
+struct GenerationChoice {
+  std::string backend;  // llm or kernel_agent: the label of the kernels it makes
+  ModelSettings model;
+  int rounds = 5, workers = 1, concurrency = 4;
+  bool first_correct_wins = false;
+  int64_t budget_tokens = 0;
+  double budget_usd = 0;
+  double usd_per_million_input = 0, usd_per_million_output = 0;  // 0, 0: unknown
+  KernelLanguage language = KernelLanguage::kCpp;
+  std::string record, replay;  // absolute cassette folders; "" when not given
 };
 
 struct SuiteChoice {
@@ -46,6 +70,7 @@ struct RunRequest {
   std::string torchbench_traces;    // absolute; "" when the torchbench suite is not selected
   uint64_t salt = 0;                // mixed into every input draw; random unless given
   bool salt_given = false;
+  std::optional<GenerationChoice> generation;  // a generating backend: its kernels become the kernel folder
 };
 
 struct RunContext {
@@ -55,7 +80,13 @@ struct RunContext {
   int default_jobs = 1;
   bool cuda_available = false;
   std::string now_stamp;  // YYYYmmdd_HHMMSS, for the default --out
+  bool python_kernels = false;  // the build can run .py kernels (the Python bridge)
+  std::function<const char*(const char*)> getenv = [](const char* name) { return std::getenv(name); };
 };
+
+// Prices of models whose published prices are known here, USD per million tokens (input, output);
+// nullopt for another model (--prices gives them).
+std::optional<std::pair<double, double>> known_prices(const std::string& model);
 
 // Whether an operator filter (relu, add.Tensor, aten.mul.Tensor) names an operator of the libtorch.
 using OperatorKnown = std::function<bool(const std::string& filter)>;

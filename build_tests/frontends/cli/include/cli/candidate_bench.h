@@ -1,0 +1,86 @@
+// One candidate kernel of the llm backends, built alone and checked: the file is written in the
+// generated_kernels/ layout under its attempt's folder, its binding generated in-process (the
+// generator's emit stage), compiled in a candidate slot of the build folder (the kernels' flags
+// and precompiled header; slots compile in parallel, nothing is configured), and checked by the
+// suites' own test executables, which load only it (BACKENDBENCH_KERNEL_MANIFEST) and run only the
+// feedback cases, with the feedback salt. Everything it writes is under the attempt's folder:
+// the kernel, its binding, build.log, the library, manifest.txt, <suite>.verdicts.jsonl, and for a
+// correct candidate of a best-of-N run, bench.verdicts.jsonl: ./bench on its timed feedback cases.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backendbench/verdict.h"
+#include "cli/build_tree.h"
+#include "cli/kernel_prompt.h"
+
+namespace backendbench::cli {
+
+// The cases of one suite a candidate is checked on (gtest case names).
+struct SuiteCases {
+  std::string suite;
+  std::vector<std::string> cases;
+};
+
+struct CandidateResult {
+  enum class Stage { kNoCode, kBuildFailed, kChecked };
+  Stage stage = Stage::kNoCode;
+  std::string kernel_file;                 // absolute; "" for no code
+  std::vector<std::string> build_errors;   // the compiler's first error lines (build failed)
+  std::vector<Verdict> verdicts;           // one per feedback case (a case whose process died: a failure)
+  int passed = 0, failed = 0, skipped = 0;
+  double build_seconds = 0, check_seconds = 0;
+  // Timed (best-of-N only, a correct candidate, timed suites): the geomean speedup over ATen of its
+  // feedback cases in the timed suites, from ./bench; nullopt when not timed.
+  std::optional<double> speedup;
+  int timed_cases = 0;
+  double time_seconds = 0;
+
+  bool correct() const { return stage == Stage::kChecked && failed == 0 && passed > 0; }
+  int cases() const { return passed + failed + skipped; }
+};
+
+struct CandidateBenchOptions {
+  BuildTree tree;
+  int slots = 1;
+  KernelLanguage language = KernelLanguage::kCpp;
+  std::string device;  // "" cpu/cuda as the executables decide
+  int case_timeout_seconds = 60;
+  std::string templates_directory;
+  uint64_t salt = 0;  // the feedback draws' salt
+  std::set<std::string> timed_suites;  // a correct candidate is timed on these suites' cases ("": never)
+};
+
+class CandidateBench {
+ public:
+  explicit CandidateBench(CandidateBenchOptions options);
+
+  // Builds the slots once (and the precompiled header they reuse), then reads each slot's compile
+  // and link commands from the build tool. Throws CliError with the log's last lines on failure.
+  void prepare(const std::string& log_path);
+
+  // Writes `code` as <attempt>/kernel/<folder>/<folder>_implementation_<number><ext>, builds it in
+  // `slot` (< slots), and runs `cases`. Thread-safe for distinct slots.
+  CandidateResult check(int slot, const std::string& attempt_directory, const std::string& folder, int number,
+                        const std::string& code, const std::vector<SuiteCases>& cases) const;
+
+  const CandidateBenchOptions& options() const { return options_; }
+
+ private:
+  struct SlotCommands {
+    std::string source, library;
+    std::vector<std::string> commands;  // shell commands, run in the build folder
+  };
+  bool build_in_slot(int slot, const std::string& binding, const std::string& log_path) const;
+  void time(const std::string& attempt, const std::string& op, const std::string& backend, const std::vector<SuiteCases>& cases,
+            CandidateResult& result) const;
+
+  CandidateBenchOptions options_;
+  std::vector<SlotCommands> slots_;
+};
+
+}  // namespace backendbench::cli

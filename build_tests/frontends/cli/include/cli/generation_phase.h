@@ -1,0 +1,38 @@
+// The generating backends' part of `backendbench run` (--backend llm or kernel_agent): from the
+// run's request and its built suites, the operators and their feedback cases, the model client
+// (live, recording, or replaying), the prompts and the candidate bench; then the generation loop,
+// which leaves the kept kernels in <run>/kernels for the rest of the run to score.
+//
+// The hold-out: a candidate is checked on the feedback cases only (every other case of each
+// operator in each suite, the first included) with the feedback salt; the kept kernels are then
+// scored like any kernel folder, on every case, with the run's own salt (other input values).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/build_tree.h"
+#include "cli/generation_loop.h"
+#include "cli/run_request.h"
+
+namespace backendbench::cli {
+
+// The cases a candidate is checked on: every other case (0, 2, 4, ...) of the operator in a suite.
+std::vector<std::string> feedback_case_names(const std::vector<SuiteManifest::Case>& cases);
+
+// The salt of the feedback draws: derived from the run's, and never equal to it.
+uint64_t feedback_salt_of(uint64_t run_salt);
+
+struct GenerationPhase {
+  GenerationResult result;
+  uint64_t feedback_salt = 0;
+  std::string client;  // what answered: "anthropic claude-... at https://...", "replay of DIR"
+};
+
+// Runs the loop for the request's operators; prints progress; writes under `run_directory`.
+// Throws CliError when nothing can be asked (no operator, a template that does not render).
+GenerationPhase run_generation(const RunRequest& request, const BuildTree& tree, const std::string& run_directory,
+                               uint64_t run_salt, const std::string& templates_directory, const std::string& logs);
+
+}  // namespace backendbench::cli
