@@ -12,6 +12,8 @@ speaking the Anthropic and OpenAI APIs), one CTest entry per step (--step):
              would; then --replay of its cassette, offline: the same candidates and verdicts
   errors     a 401 stops the run's questions (OpenAI API); malformed JSON is an error of that
              round; a token budget stops a kernel_agent run cleanly
+  best       best-of-N: every round runs, each correct candidate is timed, the fastest is kept,
+             and its speed is fed back
 """
 import argparse
 import json
@@ -23,10 +25,11 @@ import sys
 import time
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--step", required=True, choices=["arguments", "loop", "errors"])
+parser.add_argument("--step", required=True, choices=["arguments", "loop", "errors", "best"])
 parser.add_argument("--cli", required=True)
 parser.add_argument("--work", required=True)
 parser.add_argument("--source", required=True)
+parser.add_argument("--chromium", default="")
 args = parser.parse_args()
 tree = os.path.join(args.work, "tree")
 work = os.path.join(args.work, "llm")
@@ -235,6 +238,14 @@ def loop():
           "tokens and wall time per operator")
     report = open(os.path.join(results, "report.html")).read()
     check("Kernels written by " in report and '"generation"' in report, "the report has the generation section")
+    if args.chromium:
+        dom = subprocess.run([args.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                              "--virtual-time-budget=15000", "--dump-dom", "file://" + os.path.join(results, "report.html")],
+                             capture_output=True, text=True, timeout=180).stdout
+        body = re.search(r"<body[^>]*>", dom)
+        check(body is not None and "data-report-errors" not in body.group(0), "the report has no script errors")
+        check('id="generation-table"' in dom and "Kernels written by llm" in dom, "the generation table is drawn")
+        check(re.search(r"caught: \d+ of \d+ passed", dom) is not None, "the report marks the kernel the hold-out caught")
     # The kept kernels are a kernel folder like any other.
     again = os.path.join(work, "directory_results")
     done = cli("run", "--suite", "edge", "--backend", os.path.join(results, "kernels"), "--ops", "add.Tensor", "--no-timing",
@@ -297,6 +308,32 @@ def errors():
         check("token budget" in run["generation"]["stopped"], "run.json says the budget stopped it")
 
 
-{"arguments": arguments, "loop": loop, "errors": errors}[args.step]()
+def best():
+    os.makedirs(work, exist_ok=True)
+    results = os.path.join(work, "best")
+    shutil.rmtree(results, ignore_errors=True)
+    fast = answer(kernel("relu__default", "const at::Tensor& self", "  return at::clamp_min(self, 0);"))
+    slow = answer(kernel("relu__default", "const at::Tensor& self",
+                         "  at::Tensor out = at::clamp_min(self, 0);\n"
+                         "  for (int i = 0; i < 20; ++i) out = at::clamp_min(out, 0);  // the same answer, 21 times the work\n"
+                         "  return out;"), "A slower one.")
+    with Server("best", {"relu.default": [fast, slow]}) as server:
+        cli("run", "--suite", "smoke", "--backend", "llm", "--ops", "relu", "--device", "cpu", "--rounds", "2", "--select", "best",
+            "--build", tree, "-j", "2", "--out", results, expect=0,
+            environment={"ANTHROPIC_BASE_URL": "http://127.0.0.1:" + server.port, "ANTHROPIC_API_KEY": KEY})
+    if not os.path.isfile(os.path.join(results, "run.json")):
+        check(False, "the run wrote its results folder")
+        return
+    _, ops = read_run(results)
+    attempts = {a["key"]: a for a in ops["relu.default"]["attempts"]}
+    check(set(attempts) == {"relu__default/w1_r1", "relu__default/w1_r2"}, "both rounds ran although the first was correct")
+    speeds = [attempts[k].get("speedup") for k in sorted(attempts)]
+    check(all(isinstance(v, float) for v in speeds), f"each correct candidate was timed: {speeds}")
+    check(ops["relu.default"]["kept"] == "relu__default/w1_r1", "the faster candidate is kept")
+    second = open(os.path.join(results, "attempts", "relu__default", "w1_r2", "prompt.md")).read()
+    check(re.search(r"passed all \d+ of its cases\. It ran at [0-9.]+x ATen's speed", second) is not None, "its speed is fed back")
+
+
+{"arguments": arguments, "loop": loop, "errors": errors, "best": best}[args.step]()
 print(f"{len(failures)} failed checks" if failures else "all checks passed")
 sys.exit(1 if failures else 0)
