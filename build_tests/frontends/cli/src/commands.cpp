@@ -562,6 +562,8 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     for (const SuiteChoice& suite : request.suites) test_targets.push_back("backendbench_test_" + suite.name);
     // Best-of-N times each correct candidate on its timed feedback cases.
     if (!request.generation->first_correct_wins && !request.timed_suites.empty()) test_targets.push_back("bench");
+    // The kernel folder is still empty, so nothing else asks for the Python bridge yet.
+    if (request.generation->language == KernelLanguage::kPython) test_targets.push_back("backendbench_python");
     std::cout << "building " << joined(test_targets, ", ") << " (log: " << logs << "/build.log)\n" << std::flush;
     try {
       build_with_progress(tree, test_targets, request.jobs, logs + "/build.log");
