@@ -156,19 +156,19 @@ TEST(RunArguments, LlmIsBackendBenchsLoopAndKernelAgentKernelAgents) {
   ASSERT_TRUE(llm.generation);
   EXPECT_TRUE(llm.aten);
   EXPECT_EQ(llm.kernels_label, "llm");
-  EXPECT_EQ(llm.generation->rounds, 5);
-  EXPECT_EQ(llm.generation->workers, 1);
-  EXPECT_FALSE(llm.generation->first_correct_wins);
+  EXPECT_EQ(llm.generation->limits.rounds, 5);
+  EXPECT_EQ(llm.generation->limits.workers, 1);
+  EXPECT_FALSE(llm.generation->limits.first_correct_wins);
   EXPECT_EQ(llm.generation->language, KernelLanguage::kCpp);
   EXPECT_EQ(llm.generation->model.model, "claude-sonnet-4-20250514");
   EXPECT_EQ(llm.generation->model.base_url, "https://api.anthropic.com");
-  EXPECT_EQ(llm.generation->usd_per_million_output, 15.0);
+  EXPECT_EQ(llm.generation->limits.usd_per_million_output, 15.0);
   const RunRequest agent = check_run_arguments(with([](RunArguments& a) { a.backend = "kernel_agent"; a.concurrency = "6"; }),
                                                context_with_key(scratch), known);
-  EXPECT_EQ(agent.generation->rounds, 10);
-  EXPECT_EQ(agent.generation->workers, 4);
-  EXPECT_EQ(agent.generation->concurrency, 6);
-  EXPECT_TRUE(agent.generation->first_correct_wins);
+  EXPECT_EQ(agent.generation->limits.rounds, 10);
+  EXPECT_EQ(agent.generation->limits.workers, 4);
+  EXPECT_EQ(agent.generation->limits.concurrency, 6);
+  EXPECT_TRUE(agent.generation->limits.first_correct_wins);
 }
 
 TEST(RunArguments, LlmWithoutAKeyNamesTheVariable) {

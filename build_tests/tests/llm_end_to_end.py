@@ -252,7 +252,9 @@ def loop():
                "--device", "cpu", "--build", tree, "-j", "2", "--out", again, expect=0)
     # Replay: no server, no key; the same candidates and verdicts.
     replayed = os.path.join(work, "replayed")
-    done = cli(*common, "--out", replayed, "--replay", cassette, expect=1)
+    # Without --salt: the cassette keeps the recorded run's.
+    done = cli(*[a for a in common if a not in ("--salt", "0x11")], "--out", replayed, "--replay", cassette, expect=1)
+    check("salt 0x0000000000000011" in done.stdout, "the replay draws with the recorded run's salt")
     if not os.path.isfile(os.path.join(replayed, "run.json")):
         check(False, "the replay wrote its results folder")
         return

@@ -284,6 +284,7 @@ TEST(ModelCassette, ARecordedRunReplaysWithoutTheServer) {
     ADD_FAILURE() << "an unrecorded question was answered";
   } catch (const ModelError& error) {
     EXPECT_NE(std::string(error.what()).find("add__Tensor/w1_r1.json: error: no recorded answer"), std::string::npos) << error.what();
+    EXPECT_TRUE(error.stops_the_run());
   }
   files::remove_tree(cassette);
 }

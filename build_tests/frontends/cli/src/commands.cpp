@@ -447,12 +447,23 @@ std::vector<Entry> unbuilt_entries(const BuildTree& tree, const RunRequest& requ
   }
   return entries;
 }
+// The salt a cassette's recorded run used (its cassette.json); nullopt when it has none.
+std::optional<uint64_t> recorded_salt(const std::string& cassette) {
+  std::ifstream in(cassette + "/cassette.json");
+  if (!in) return std::nullopt;
+  const nlohmann::json recorded = nlohmann::json::parse(in, nullptr, false);
+  if (!recorded.is_object() || !recorded.contains("salt") || !recorded["salt"].is_string()) return std::nullopt;
+  return parse_salt(recorded["salt"].get<std::string>());
+}
+
 // How the kept kernel of `op` did on the hold-out: every case of the run, the run's own salt.
-nlohmann::json holdout_of(const std::vector<Verdict>& verdicts, const std::string& op, const std::string& label) {
+nlohmann::json holdout_of(const std::vector<Verdict>& verdicts, const std::string& op) {
   int passed = 0, failed = 0, skipped = 0;
   std::vector<double> speedups;
   for (const Verdict& verdict : verdicts) {
-    if (verdict.op != op || verdict.backend == "aten") continue;
+    // The kept kernel is the run's only kernel folder: its backends are impl<N> (aten and op
+    // libraries are named otherwise).
+    if (verdict.op != op || verdict.backend.rfind("impl", 0) != 0) continue;
     if (verdict.frontend == "bench") {
       if (verdict.passed() && verdict.timing) speedups.push_back(verdict.timing->speedup);
       continue;
@@ -463,7 +474,6 @@ nlohmann::json holdout_of(const std::vector<Verdict>& verdicts, const std::strin
   }
   double log_sum = 0;
   for (double speedup : speedups) log_sum += std::log(speedup);
-  (void)label;
   return {{"passed", passed}, {"failed", failed}, {"skipped", skipped},
           {"speedup", speedups.empty() ? nlohmann::json() : nlohmann::json(std::exp(log_sum / speedups.size()))}};
 }
@@ -479,7 +489,7 @@ void print_generation(const nlohmann::json& generation) {
     std::string verdict = failed == 0 && passed > 0 ? "hold-out passed" : "hold-out failed";
     if (feedback_ok && failed > 0) verdict = "caught by the hold-out (correct on the feedback cases only)";
     std::cout << "  " << op.value("operator", "") << ": kept " << (op["kept"].is_null() ? std::string("nothing (no code)") : op["kept"].get<std::string>())
-              << " after " << op["attempts"].size() << " candidates, " << (feedback_ok ? "correct" : "not correct")
+              << " after " << op["attempts"].size() << (op["attempts"].size() == 1 ? " candidate, " : " candidates, ") << (feedback_ok ? "correct" : "not correct")
               << " on feedback; " << verdict << " (" << passed << " of " << passed + failed << " cases); tokens "
               << op.value("input_tokens", int64_t{0}) << " in + " << op.value("output_tokens", int64_t{0}) << " out"
               << (op["cost_usd"].is_null() ? std::string() : ", $" + figure("%.4f", op["cost_usd"].get<double>())) << ", "
@@ -543,7 +553,19 @@ int run_command(const RunRequest& given, const std::string& command_line) {
                                  : request.kernels_label + " (" + request.kernels_directory + ")");
   }
   for (const std::string& library : request.op_libraries) backend_labels.push_back(library + " (op library)");
+  // A replay draws what its recording drew (the cassette keeps the recorded run's salt).
+  if (request.generation && !request.generation->replay.empty() && !request.salt_given) {
+    if (const auto recorded = recorded_salt(request.generation->replay)) {
+      request.salt = *recorded;
+      request.salt_given = true;
+    }
+  }
   const uint64_t salt = request.salt_given ? request.salt : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  if (request.generation && !request.generation->record.empty()) {
+    files::make_directories(request.generation->record);
+    write_whole(request.generation->record + "/cassette.json",
+                nlohmann::json{{"schema", "backendbench-cassette"}, {"version", 1}, {"salt", salt_text(salt)}, {"command", command_line}}.dump(1) + "\n");
+  }
   std::cout << "backendbench run: suites " << joined(suite_names, ", ") << "; backends " << joined(backend_labels, ", ")
             << (request.ops.empty() ? "" : "; operators " + joined(request.ops, ", ")) << "; device "
             << (request.device.empty() ? "cuda when available, else cpu" : request.device) << "; timing "
@@ -554,14 +576,14 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   const auto start = Clock::now();
   configure_tree(tree, {request.suites, request.kernels_directory.empty() ? where.source_directory + "/generated_kernels" : request.kernels_directory,
                         request.ops, request.topn, request.torchbench_traces, request.op_libraries,
-                        request.generation ? request.generation->concurrency : 0},
+                        request.generation ? request.generation->limits.concurrency : 0},
                  logs);
   std::optional<GenerationPhase> generation;
   if (request.generation) {
     std::vector<std::string> test_targets;
     for (const SuiteChoice& suite : request.suites) test_targets.push_back("backendbench_test_" + suite.name);
     // Best-of-N times each correct candidate on its timed feedback cases.
-    if (!request.generation->first_correct_wins && !request.timed_suites.empty()) test_targets.push_back("bench");
+    if (!request.generation->limits.first_correct_wins && !request.timed_suites.empty()) test_targets.push_back("bench");
     // The kernel folder is still empty, so nothing else asks for the Python bridge yet.
     if (request.generation->language == KernelLanguage::kPython) test_targets.push_back("backendbench_python");
     std::cout << "building " << joined(test_targets, ", ") << " (log: " << logs << "/build.log)\n" << std::flush;
@@ -700,13 +722,13 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     described["api"] = model_api_name(choice.model.api);
     described["model"] = choice.model.model;
     described["language"] = kernel_language_name(choice.language);
-    described["rounds"] = choice.rounds;
-    described["workers"] = choice.workers;
-    described["concurrency"] = choice.concurrency;
-    described["select"] = choice.first_correct_wins ? "first" : "best";
+    described["rounds"] = choice.limits.rounds;
+    described["workers"] = choice.limits.workers;
+    described["concurrency"] = choice.limits.concurrency;
+    described["select"] = choice.limits.first_correct_wins ? "first" : "best";
     described["feedback_salt"] = salt_text(generation->feedback_salt);
     described["holdout_salt"] = salt_text(salt);
-    for (nlohmann::json& op : described["operators"]) op["holdout"] = holdout_of(verdicts, op.value("operator", ""), choice.backend);
+    for (nlohmann::json& op : described["operators"]) op["holdout"] = holdout_of(verdicts, op.value("operator", ""));
     run["generation"] = described;
   }
   write_whole(staging.path() + "/run.json", run.dump(1) + "\n");

@@ -144,7 +144,7 @@ GenerationResult generate_kernels(const GenerationRequest& request, const std::v
                                   const std::function<void(const std::string&)>& progress) {
   const auto start = Clock::now();
   GenerationResult result;
-  result.cost_known = request.usd_per_million_input > 0 || request.usd_per_million_output > 0;
+  result.cost_known = request.limits.usd_per_million_input > 0 || request.limits.usd_per_million_output > 0;
   result.operators.resize(operators.size());
   std::vector<Clock::time_point> first_question(operators.size(), Clock::time_point::max());
   std::vector<Clock::time_point> last_verdict(operators.size(), start);
@@ -157,17 +157,17 @@ GenerationResult generate_kernels(const GenerationRequest& request, const std::v
   int64_t tokens = 0;
   double cost = 0;
   auto cost_of = [&](int64_t in, int64_t out) {
-    return in * request.usd_per_million_input / 1e6 + out * request.usd_per_million_output / 1e6;
+    return in * request.limits.usd_per_million_input / 1e6 + out * request.limits.usd_per_million_output / 1e6;
   };
   // Whether a chain may ask its next question; sets `stopped` once a budget is spent.
   auto may_ask = [&](size_t op) {
     std::lock_guard<std::mutex> lock(mutex);
     if (!result.stopped.empty()) return false;
-    if (request.first_correct_wins && solved[op]) return false;
-    if (request.budget_tokens > 0 && tokens >= request.budget_tokens) {
-      result.stopped = "the token budget (--budget-tokens " + std::to_string(request.budget_tokens) + ") is spent: " +
+    if (request.limits.first_correct_wins && solved[op]) return false;
+    if (request.limits.budget_tokens > 0 && tokens >= request.limits.budget_tokens) {
+      result.stopped = "the token budget (--budget-tokens " + std::to_string(request.limits.budget_tokens) + ") is spent: " +
                        std::to_string(tokens) + " tokens";
-    } else if (request.budget_usd > 0 && cost >= request.budget_usd) {
+    } else if (request.limits.budget_usd > 0 && cost >= request.limits.budget_usd) {
       result.stopped = "the cost budget (--budget-usd) is spent: $" + std::to_string(cost);
     }
     if (!result.stopped.empty()) progress("  stopping: " + result.stopped);
@@ -180,7 +180,7 @@ GenerationResult generate_kernels(const GenerationRequest& request, const std::v
   };
   std::vector<Chain> chains;
   for (size_t op = 0; op < operators.size(); ++op) {
-    for (int worker = 1; worker <= request.workers; ++worker) chains.push_back({op, worker});
+    for (int worker = 1; worker <= request.limits.workers; ++worker) chains.push_back({op, worker});
   }
   std::atomic<size_t> next_chain{0};
   auto run_chains = [&](int slot) {
@@ -189,12 +189,12 @@ GenerationResult generate_kernels(const GenerationRequest& request, const std::v
       const GenerationOperator& op = operators[chain.op];
       const std::string& folder = op.prompt.folder;
       std::optional<PreviousAttempt> previous;
-      for (int round = 1; round <= request.rounds; ++round) {
+      for (int round = 1; round <= request.limits.rounds; ++round) {
         if (!may_ask(chain.op)) break;
         AttemptRecord attempt;
         attempt.worker = chain.worker;
         attempt.round = round;
-        attempt.number = (round - 1) * request.workers + chain.worker;
+        attempt.number = (round - 1) * request.limits.workers + chain.worker;
         attempt.key = folder + "/w" + std::to_string(chain.worker) + "_r" + std::to_string(round);
         const std::string directory = request.run_directory + "/attempts/" + attempt.key;
         files::make_directories(directory);
@@ -269,7 +269,7 @@ GenerationResult generate_kernels(const GenerationRequest& request, const std::v
     }
   };
   std::vector<std::thread> threads;
-  const int concurrency = std::max(1, std::min<int>(request.concurrency, static_cast<int>(chains.size())));
+  const int concurrency = std::max(1, std::min<int>(request.limits.concurrency, static_cast<int>(chains.size())));
   for (int slot = 0; slot < concurrency; ++slot) threads.emplace_back(run_chains, slot);
   for (std::thread& thread : threads) thread.join();
 

@@ -109,33 +109,29 @@ GenerationPhase run_generation(const RunRequest& request, const BuildTree& tree,
   if (operators.empty()) {
     throw CliError("--ops", "no operator of the selection can be a kernel of this harness", "operators the suites have (backendbench ops --suite <suite>)");
   }
-  const std::string device = request.device.empty() ? (cuda_available() ? "cuda" : "cpu") : request.device;
+  // The kernel contract's device rule: .cu kernels get CUDA tensors, .cpp kernels CPU tensors, .py
+  // kernels the run's device (CUDA when they import Triton).
+  const std::string runs_on = request.device.empty() ? (cuda_available() ? "cuda" : "cpu") : request.device;
+  const std::string device = choice.language == KernelLanguage::kCuda ? "cuda" : choice.language == KernelLanguage::kCpp ? "cpu" : runs_on;
   const PromptWriter prompts(templates_directory, choice.language, device, TORCH_VERSION);
   std::unique_ptr<ModelClient> client = client_of(choice);
   phase.client = client->describe();
 
-  CandidateBenchOptions bench_options{tree, choice.concurrency, choice.language, request.device, 60, templates_directory, phase.feedback_salt,
-                                      choice.first_correct_wins ? std::set<std::string>{} : request.timed_suites};
+  CandidateBenchOptions bench_options{tree, choice.limits.concurrency, choice.language, request.device, 60, templates_directory, phase.feedback_salt,
+                                      choice.limits.first_correct_wins ? std::set<std::string>{} : request.timed_suites};
   CandidateBench bench(bench_options);
   if (choice.language != KernelLanguage::kPython) {
-    std::cout << "preparing " << choice.concurrency << " candidate slots (log: " << logs << "/candidate_slots.log)\n" << std::flush;
+    std::cout << "preparing " << choice.limits.concurrency << " candidate slots (log: " << logs << "/candidate_slots.log)\n" << std::flush;
     bench.prepare(logs + "/candidate_slots.log");
   }
-  std::cout << choice.backend << ": " << operators.size() << " operators, " << choice.workers << " worker(s) x " << choice.rounds
-            << " rounds each, " << choice.concurrency << " at once, " << (choice.first_correct_wins ? "first correct wins" : "best of all rounds")
+  std::cout << choice.backend << ": " << operators.size() << " operators, " << choice.limits.workers << " worker(s) x " << choice.limits.rounds
+            << " rounds each, " << choice.limits.concurrency << " at once, " << (choice.limits.first_correct_wins ? "first correct wins" : "best of all rounds")
             << ", " << kernel_language_name(choice.language) << " kernels; model: " << phase.client << "; feedback salt "
             << salt_text(phase.feedback_salt) << "\n"
             << std::flush;
 
   GenerationRequest generation;
-  generation.rounds = choice.rounds;
-  generation.workers = choice.workers;
-  generation.concurrency = choice.concurrency;
-  generation.first_correct_wins = choice.first_correct_wins;
-  generation.budget_tokens = choice.budget_tokens;
-  generation.budget_usd = choice.budget_usd;
-  generation.usd_per_million_input = choice.usd_per_million_input;
-  generation.usd_per_million_output = choice.usd_per_million_output;
+  generation.limits = choice.limits;
   generation.run_directory = run_directory;
   generation.templates_directory = templates_directory;
   generation.torch_version = TORCH_VERSION;

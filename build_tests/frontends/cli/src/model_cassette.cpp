@@ -25,6 +25,7 @@ const char* kind_name(ModelError::Kind kind) {
     case K::kTimeout: return "timeout";
     case K::kConnection: return "connection";
     case K::kMalformed: return "malformed";
+    case K::kNotRecorded: return "not_recorded";
   }
   return "bad_request";
 }
@@ -32,7 +33,7 @@ const char* kind_name(ModelError::Kind kind) {
 ModelError::Kind kind_named(const std::string& name) {
   using K = ModelError::Kind;
   for (K kind : {K::kAuthentication, K::kSpendLimit, K::kBadRequest, K::kRateLimited, K::kServer, K::kTimeout,
-                 K::kConnection, K::kMalformed}) {
+                 K::kConnection, K::kMalformed, K::kNotRecorded}) {
     if (name == kind_name(kind)) return kind;
   }
   return K::kBadRequest;
@@ -90,7 +91,7 @@ class ReplayClient : public ModelClient {
     const std::string path = cassette_file(directory_, request.key);
     std::ifstream in(path);
     if (!in) {
-      throw ModelError(ModelError::Kind::kBadRequest, 0,
+      throw ModelError(ModelError::Kind::kNotRecorded, 0,
                        path + ": error: no recorded answer for " + request.key +
                            "; expected a cassette recorded by --record with the same suites, operators, --rounds and --workers");
     }

@@ -139,16 +139,16 @@ GenerationChoice check_generation(const std::string& backend, const RunArguments
     choice.model.timeout_seconds = *value;
   }
   choice.model.max_attempts = 1 + static_cast<int>(whole_option("--llm-retries", arguments.llm_retries, 3, 0, 100));
-  choice.rounds = static_cast<int>(whole_option("--rounds", arguments.rounds, agent ? 10 : 5, 1, 1000));
-  choice.workers = static_cast<int>(whole_option("--workers", arguments.workers, agent ? 4 : 1, 1, 64));
-  choice.concurrency = static_cast<int>(whole_option("--concurrency", arguments.concurrency, std::max(4, choice.workers), 1, 64));
+  choice.limits.rounds = static_cast<int>(whole_option("--rounds", arguments.rounds, agent ? 10 : 5, 1, 1000));
+  choice.limits.workers = static_cast<int>(whole_option("--workers", arguments.workers, agent ? 4 : 1, 1, 64));
+  choice.limits.concurrency = static_cast<int>(whole_option("--concurrency", arguments.concurrency, std::max(4, choice.limits.workers), 1, 64));
   const std::string select = arguments.select.empty() ? (agent ? "first" : "best") : arguments.select;
   if (select != "first" && select != "best") {
     throw CliError("--select", "unknown selection '" + select + "'", "first (the first correct kernel wins) or best (every round runs, the best is kept)");
   }
-  choice.first_correct_wins = select == "first";
-  choice.budget_tokens = whole_option("--budget-tokens", arguments.budget_tokens, 0, 1, 999999999);
-  if (const auto prices = known_prices(choice.model.model)) std::tie(choice.usd_per_million_input, choice.usd_per_million_output) = *prices;
+  choice.limits.first_correct_wins = select == "first";
+  choice.limits.budget_tokens = whole_option("--budget-tokens", arguments.budget_tokens, 0, 1, 999999999);
+  if (const auto prices = known_prices(choice.model.model)) std::tie(choice.limits.usd_per_million_input, choice.limits.usd_per_million_output) = *prices;
   if (!arguments.prices.empty()) {
     const std::vector<std::string> parts = split_list(arguments.prices);
     const auto in = parts.size() == 2 ? number_of(parts[0]) : std::nullopt;
@@ -156,21 +156,23 @@ GenerationChoice check_generation(const std::string& backend, const RunArguments
     if (!in || !out || *in < 0 || *out < 0) {
       throw CliError("--prices", "'" + arguments.prices + "' is not two prices", "INPUT,OUTPUT in US dollars per million tokens, e.g. 3,15");
     }
-    choice.usd_per_million_input = *in;
-    choice.usd_per_million_output = *out;
+    choice.limits.usd_per_million_input = *in;
+    choice.limits.usd_per_million_output = *out;
   }
   if (!arguments.budget_usd.empty()) {
     const auto value = number_of(arguments.budget_usd);
     if (!value || *value <= 0) throw CliError("--budget-usd", "'" + arguments.budget_usd + "' is not an amount", "US dollars above 0, e.g. 5");
-    if (choice.usd_per_million_input == 0 && choice.usd_per_million_output == 0) {
+    if (choice.limits.usd_per_million_input == 0 && choice.limits.usd_per_million_output == 0) {
       throw CliError("--budget-usd", "the prices of model '" + choice.model.model + "' are not known here", "--prices INPUT,OUTPUT (US dollars per million tokens) with it");
     }
-    choice.budget_usd = *value;
+    choice.limits.budget_usd = *value;
   }
-  const std::string language = arguments.language.empty() ? (device == "cuda" ? "cuda" : "cpp") : arguments.language;
+  // Without --device, the run uses CUDA where there is a GPU: C++ kernels where there is none.
+  const std::string runs_on = device.empty() ? (context.cuda_available ? "cuda" : "cpu") : device;
+  const std::string language = arguments.language.empty() ? (runs_on == "cuda" ? "cuda" : "cpp") : arguments.language;
   const auto chosen = kernel_language_named(language);
   if (!chosen) throw CliError("--language", "unknown kernel language '" + language + "'", "cpp, cuda, or python (triton)");
-  if (*chosen == KernelLanguage::kCuda && device != "cuda") {
+  if (*chosen == KernelLanguage::kCuda && runs_on != "cuda") {
     throw CliError("--language", "CUDA kernels run on CUDA tensors", "--device cuda with --language cuda, or --language cpp");
   }
   if (*chosen == KernelLanguage::kPython && !context.python_kernels) {

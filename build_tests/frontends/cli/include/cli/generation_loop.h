@@ -27,12 +27,17 @@
 
 namespace backendbench::cli {
 
-struct GenerationRequest {
-  int rounds = 5, workers = 1, concurrency = 1;
+// How much the loop asks, and what it keeps.
+struct GenerationLimits {
+  int rounds = 5, workers = 1, concurrency = 4;
   bool first_correct_wins = false;  // else best-of-N: every round runs, the best candidate is kept
   int64_t budget_tokens = 0;        // input + output tokens; 0: none
   double budget_usd = 0;            // 0: none
   double usd_per_million_input = 0, usd_per_million_output = 0;  // 0, 0: cost unknown
+};
+
+struct GenerationRequest {
+  GenerationLimits limits;
   std::string run_directory;
   std::string templates_directory, torch_version;  // for the stand-in kernel of an operator without code
 };

@@ -5,7 +5,8 @@
 // question's place in its run (`relu__default/w1_r2`: operator folder, worker, round), not its
 // text: a replayed run asks the questions of the recorded run in the same places, and its prompts
 // may differ where feedback carries figures that vary from run to run. Each file holds the
-// request (system text, prompt, API, model: no key), and the answer or the error the model gave.
+// request (system text, prompt, API, model: no key), and the answer or the error the model gave;
+// cassette.json keeps the recorded run's salt, which a replay uses unless --salt is given.
 #pragma once
 
 #include <memory>
@@ -19,8 +20,8 @@ namespace backendbench::cli {
 // returned or rethrown.
 std::unique_ptr<ModelClient> make_recording_client(std::unique_ptr<ModelClient> live, std::string directory);
 
-// Answers from `directory` only; a question with no recording is a ModelError (kBadRequest)
-// naming the file. A recorded error is thrown again.
+// Answers from `directory` only; a question with no recording is a ModelError (kNotRecorded, which
+// stops the run's questions) naming the file. A recorded error is thrown again.
 std::unique_ptr<ModelClient> make_replay_client(std::string directory);
 
 // The file of `key` in `directory`.

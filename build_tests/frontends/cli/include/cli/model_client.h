@@ -58,15 +58,16 @@ struct ModelAnswer {
 
 class ModelError : public std::runtime_error {
  public:
-  enum class Kind { kAuthentication, kSpendLimit, kBadRequest, kRateLimited, kServer, kTimeout, kConnection, kMalformed };
+  // kNotRecorded: a replay asked a question its cassette does not hold.
+  enum class Kind { kAuthentication, kSpendLimit, kBadRequest, kRateLimited, kServer, kTimeout, kConnection, kMalformed, kNotRecorded };
   ModelError(Kind kind, int http_status, const std::string& message)
       : std::runtime_error(message), kind_(kind), http_status_(http_status) {}
   Kind kind() const { return kind_; }
   int http_status() const { return http_status_; }  // 0 when there was no response
   // Whether asking again later could succeed (rate limits, overload, 5xx, timeouts).
   bool transient() const;
-  // A spend limit or an authentication failure: nothing more should be asked this run.
-  bool stops_the_run() const { return kind_ == Kind::kAuthentication || kind_ == Kind::kSpendLimit; }
+  // A spend limit, an authentication failure, a replay off its recording: nothing more should be asked.
+  bool stops_the_run() const { return kind_ == Kind::kAuthentication || kind_ == Kind::kSpendLimit || kind_ == Kind::kNotRecorded; }
 
  private:
   Kind kind_;

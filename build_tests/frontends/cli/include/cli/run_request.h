@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/generation_loop.h"
 #include "cli/kernel_prompt.h"
 #include "cli/model_client.h"
 
@@ -38,11 +39,7 @@ struct RunArguments {  // as typed; "" where not given
 struct GenerationChoice {
   std::string backend;  // llm or kernel_agent: the label of the kernels it makes
   ModelSettings model;
-  int rounds = 5, workers = 1, concurrency = 4;
-  bool first_correct_wins = false;
-  int64_t budget_tokens = 0;
-  double budget_usd = 0;
-  double usd_per_million_input = 0, usd_per_million_output = 0;  // 0, 0: unknown
+  GenerationLimits limits;
   KernelLanguage language = KernelLanguage::kCpp;
   std::string record, replay;  // absolute cassette folders; "" when not given
 };
