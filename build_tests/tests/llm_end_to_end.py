@@ -6,7 +6,8 @@ speaking the Anthropic and OpenAI APIs), one CTest entry per step (--step):
   arguments  a missing key, a kernel folder beside llm, bad numbers, options without llm: exit 2,
              one located error, nothing configured or written
   loop       one run, an operator per scenario: a model that fixes its kernel after feedback (add),
-             one that never succeeds (abs), one that returns no code (neg), one whose kernel is
+             one that never succeeds (abs: a fallback, an input mutation, its input unchanged: each
+             caught and fed back), one that returns no code (neg), one whose kernel is
              tuned to the feedback cases it was shown (relu: caught by the hold-out), one behind
              a 500 and a 429 with retry-after (exp); its run folder and report read as a user
              would; then --replay of its cassette, offline: the same candidates and verdicts
@@ -127,8 +128,12 @@ def loop_script():
         # Converges: alpha ignored, then fixed after the feedback names the failing cases.
         "add.Tensor": [answer(kernel("add__Tensor", ADD, "  return at::sub(self, other, -1);")),
                        answer(kernel("add__Tensor", ADD, "  return at::sub(self, other, -alpha);"), "Fixed: alpha is used now.")],
-        # Never succeeds: returns its input unchanged, every round.
-        "abs.default": [answer(kernel("abs__default", "const at::Tensor& self", "  return self.clone();"))],
+        # Never succeeds, wrong in ways the checks must catch: a fallback to the operator itself, then
+        # a kernel that writes its read-only input, then its input unchanged.
+        "abs.default": [answer(kernel("abs__default", "const at::Tensor& self", "  return at::abs(self);")),
+                        answer(kernel("abs__default", "const at::Tensor& self",
+                                      "  at::Tensor out = at::clone(self);\n  self.zero_();\n  return out;")),
+                        answer(kernel("abs__default", "const at::Tensor& self", "  return self.clone();"))],
         # No code at all.
         "neg.default": [{"text": "I would negate each element, but I cannot write the code today."}],
         # Right only on the shapes it was shown.
@@ -217,6 +222,10 @@ def loop():
     second_add = open(os.path.join(results, "attempts", "add__Tensor", "w1_r2", "prompt.md")).read()
     check("failed " in second_add and "at::sub(self, other, -1)" in second_add and "expected" in second_add,
           "the second prompt has the failures (expected vs actual) and the previous file")
+    abs_second = open(os.path.join(results, "attempts", "abs__default", "w1_r2", "prompt.md")).read()
+    abs_third = open(os.path.join(results, "attempts", "abs__default", "w1_r3", "prompt.md")).read()
+    check("falls back to ATen: it dispatches aten::abs" in abs_second, "the fallback is caught and fed back")
+    check("is read-only in the schema but the kernel changed it" in abs_third, "the input mutation is caught and fed back")
     neg_second = open(os.path.join(results, "attempts", "neg__default", "w1_r2", "prompt.md")).read()
     check("no complete fenced code block" in neg_second, "no code is fed back as such")
     # The run folder keeps everything, and the kept kernels in the generated_kernels layout.
@@ -240,7 +249,7 @@ def loop():
     check("Kernels written by " in report and '"generation"' in report, "the report has the generation section")
     if args.chromium:
         dom = subprocess.run([args.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                              "--virtual-time-budget=15000", "--dump-dom", "file://" + os.path.join(results, "report.html")],
+                              "--virtual-time-budget=15000", "--dump-dom", "file://" + os.path.abspath(os.path.join(results, "report.html"))],
                              capture_output=True, text=True, timeout=180).stdout
         body = re.search(r"<body[^>]*>", dom)
         check(body is not None and "data-report-errors" not in body.group(0), "the report has no script errors")
