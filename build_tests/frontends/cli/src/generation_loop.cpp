@@ -240,7 +240,21 @@ GenerationResult generate_kernels(const GenerationRequest& request, const std::v
                                 : "the answer had no fenced code block";
           previous = PreviousAttempt{round, "had no complete fenced code block, so nothing could be built.", {}, "", false};
         } else {
-          const CandidateResult checked = bench.check(slot, directory, folder, attempt.number, *code, op.feedback_cases);
+          CandidateResult checked;
+          try {
+            checked = bench.check(slot, directory, folder, attempt.number, *code, op.feedback_cases);
+          } catch (const std::exception& error) {
+            // The harness could not build or run it (a file it could not write, ...): this round
+            // is lost, not the run.
+            attempt.outcome = "harness_error";
+            attempt.message = error.what();
+            files::write_whole(directory + "/attempt.json", attempt_json(attempt).dump(1) + "\n");
+            progress("  " + op.prompt.op + " worker " + std::to_string(chain.worker) + " round " + std::to_string(round) +
+                     ": harness error: " + error.what());
+            std::lock_guard<std::mutex> lock(mutex);
+            result.operators[chain.op].attempts.push_back(attempt);
+            continue;
+          }
           attempt.outcome = outcome_of(checked);
           attempt.message = first_failure(checked);
           attempt.passed = checked.passed;
@@ -268,9 +282,18 @@ GenerationResult generate_kernels(const GenerationRequest& request, const std::v
       }
     }
   };
+  // An error escaping a chain (a folder it cannot write) stops every chain instead of the process.
+  auto guarded = [&](int slot) {
+    try {
+      run_chains(slot);
+    } catch (const std::exception& error) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (result.stopped.empty()) result.stopped = std::string("harness error: ") + error.what();
+    }
+  };
   std::vector<std::thread> threads;
   const int concurrency = std::max(1, std::min<int>(request.limits.concurrency, static_cast<int>(chains.size())));
-  for (int slot = 0; slot < concurrency; ++slot) threads.emplace_back(run_chains, slot);
+  for (int slot = 0; slot < concurrency; ++slot) threads.emplace_back(guarded, slot);
   for (std::thread& thread : threads) thread.join();
 
   // The kept candidate of each operator, into kernels/ (an operator without one gets a stand-in

@@ -50,7 +50,7 @@ struct GenerationOperator {
 struct AttemptRecord {
   std::string key;  // <folder>/w<worker>_r<round>
   int worker = 0, round = 0, number = 0;
-  // model_error, no_code, build_failed, failed, passed
+  // model_error, no_code, harness_error, build_failed, failed, passed
   std::string outcome;
   std::string message;  // the model error, or the first failure
   int passed = 0, failed = 0, skipped = 0;
