@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 
@@ -14,6 +15,7 @@
 #include "cli/build_tree.h"
 #include "cli/compare.h"
 #include "cli/errors.h"
+#include "cli/process.h"
 #include "cli/progress.h"
 #include "cli/report.h"
 #include "cli/run_request.h"
@@ -189,6 +191,19 @@ TEST(RunArguments, LlmWithoutAKeyNamesTheVariable) {
   const RunRequest local = check_run_arguments(with([](RunArguments& a) { a.backend = "llm"; a.llm_api = "openai"; a.model = "qwen"; }),
                                                context, known);
   EXPECT_EQ(local.generation->model.base_url, "http://127.0.0.1:8000/v1");  // a local server needs no key
+}
+
+TEST(Process, AProcessPastItsTimeoutIsStoppedAndSaysSo) {
+  Scratch scratch;
+  ProcessOptions options;
+  options.log_path = scratch.path() + "/sleep.log";
+  options.timeout_seconds = 0.3;
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(run_process({"sleep", "30"}, options), kProcessTimedOut);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  EXPECT_NE(tail_of_file(options.log_path, 2).find("sleep ran longer than 0.3 s and was stopped"), std::string::npos);
+  options.timeout_seconds = 30;
+  EXPECT_EQ(run_process({"true"}, options), 0);  // within its limit: its own status
 }
 
 TEST(RunArguments, OpLibrariesAreBackends) {

@@ -119,6 +119,7 @@ bool CandidateBench::build_in_slot(int slot, const std::string& binding, const s
   for (const std::string& command : commands.commands) script += " && " + command;
   ProcessOptions process;
   process.log_path = log_path;
+  process.timeout_seconds = 600;  // a compiler stuck in a model's templates
   // Without the build tool's commands (another generator), the build tool builds one slot at a time.
   static std::mutex fallback_mutex;
   std::unique_lock<std::mutex> lock(fallback_mutex, std::defer_lock);
@@ -188,6 +189,9 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
       const std::string verdicts = attempt + "/" + suite.suite + ".verdicts.jsonl";
       files::remove_tree(verdicts);
       if (!options_.device.empty()) process.environment["BACKENDBENCH_DEVICE"] = options_.device;
+      // Each case has its own timeout inside; this one catches a hang outside any case (a kernel
+      // library that never finishes loading).
+      process.timeout_seconds = 60.0 + static_cast<double>(options_.case_timeout_seconds) * static_cast<double>(suite.cases.size());
       run_process({options_.tree.test_executable(suite.suite), "--gtest_filter=" + filter, "--backendbench_verdicts=" + verdicts,
                    "--backendbench_salt=" + std::to_string(options_.salt), "--case-timeout=" + std::to_string(options_.case_timeout_seconds),
                    "--backendbench_kernel_manifest=" + attempt + "/manifest.txt"},
@@ -256,6 +260,7 @@ void CandidateBench::time(const std::string& attempt, const std::string& op, con
   process.log_path = attempt + "/bench.log";
   files::remove_tree(process.log_path);
   if (!options_.device.empty()) process.environment["BACKENDBENCH_DEVICE"] = options_.device;
+  process.timeout_seconds = 120.0 + 30.0 * static_cast<double>(names.size() / 8 + 1);
   // Google Benchmark appends /iterations:1/manual_time to each name.
   run_process({options_.tree.bench_executable(), "--benchmark_filter=^(" + names + ")(/.*)?$", "--backendbench_verdicts=" + verdicts,
                "--backendbench_salt=" + std::to_string(options_.salt), "--backendbench_kernel_manifest=" + attempt + "/manifest.txt"},

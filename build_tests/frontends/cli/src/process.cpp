@@ -2,6 +2,7 @@
 #include "cli/process.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,16 +71,33 @@ int exit_status(int status) {
 int run_process(const std::vector<std::string>& argv, const ProcessOptions& options, const std::function<void()>& poll,
                 double poll_seconds) {
   const pid_t pid = start(argv, options, -1);
-  const auto interval = std::chrono::milliseconds(static_cast<int>(poll_seconds * 1000));
+  const bool limited = options.timeout_seconds > 0;
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
+  // With a limit, poll at least every 0.1 s so that the deadline is kept.
+  const double step = limited ? std::min(poll ? poll_seconds : 0.1, 0.1) : poll_seconds;
+  const auto interval = std::chrono::milliseconds(static_cast<int>(step * 1000));
+  auto last_poll = started;
   while (true) {
     int status = 0;
-    const pid_t done = waitpid(pid, &status, poll ? WNOHANG : 0);
+    const pid_t done = waitpid(pid, &status, poll || limited ? WNOHANG : 0);
     if (done == pid) return exit_status(status);
     if (done < 0 && errno != EINTR) throw std::runtime_error(argv[0] + ": lost track of the process");
-    if (poll) {
-      poll();
-      std::this_thread::sleep_for(interval);
+    const auto now = std::chrono::steady_clock::now();
+    if (limited && now >= deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      if (!options.log_path.empty()) {
+        std::ofstream(options.log_path, std::ios::app)
+            << "\n[backendbench] " << argv[0] << " ran longer than " << options.timeout_seconds << " s and was stopped\n";
+      }
+      return kProcessTimedOut;
     }
+    if (poll && now - last_poll >= std::chrono::milliseconds(static_cast<int>(poll_seconds * 1000))) {
+      poll();
+      last_poll = now;
+    }
+    if (poll || limited) std::this_thread::sleep_for(interval);
   }
 }
 

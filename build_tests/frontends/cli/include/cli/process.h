@@ -13,7 +13,11 @@ namespace backendbench::cli {
 struct ProcessOptions {
   std::string log_path;                             // stdout and stderr; "": inherited
   std::map<std::string, std::string> environment;  // added to (or replacing in) this process's
+  // Killed (SIGKILL) after this many seconds, which run_process reports as status 124 (as
+  // timeout(1) does) and says in the log; 0: no limit.
+  double timeout_seconds = 0;
 };
+constexpr int kProcessTimedOut = 124;
 
 // Runs `argv` to its end and returns its exit status (128 + signal when killed by one).
 // `poll`, when given, is called about every `poll_seconds` while it runs. Throws
