@@ -164,18 +164,22 @@ class HttpModelClient : public ModelClient {
     const int status = response.status;
     if (status == 401 || status == 403) {
       return {K::kAuthentication, status,
-              where + ": authentication failed (" + said + "); expected a valid key in " + api_key_variable(settings_.api) +
-                  " (not retried)"};
+              where + ": error: authentication failed (" + said + "), not retried; expected a valid key in " +
+                  api_key_variable(settings_.api)};
     }
     if (is_spend_limit(server) || status == 402) {
       return {K::kSpendLimit, status,
-              where + ": the account's spend limit or quota is reached (" + said +
-                  "); expected credit on the account, or a higher limit (not retried)"};
+              where + ": error: the account's spend limit or quota is reached (" + said +
+                  "), not retried; expected credit on the account, or a higher limit"};
     }
-    if (status == 429) return {K::kRateLimited, status, where + ": rate limited (" + said + ")"};
-    if (status == 529 || status >= 500) return {K::kServer, status, where + ": the server failed (" + said + ")"};
+    if (status == 429) {
+      return {K::kRateLimited, status, where + ": error: rate limited (" + said + "); expected an answer after waiting"};
+    }
+    if (status == 529 || status >= 500) {
+      return {K::kServer, status, where + ": error: the server failed (" + said + "); expected an answer after retrying"};
+    }
     return {K::kBadRequest, status,
-            where + ": the request was refused (" + said + "); expected a model name the server knows (--model) and a valid base URL (not retried)"};
+            where + ": error: the request was refused (" + said + "), not retried; expected a model name the server knows (--model) and a valid base URL"};
   }
 
   ModelSettings settings_;
@@ -234,7 +238,7 @@ ModelAnswer parse_answer(ModelApi api, const std::string& body) {
   const Json parsed = Json::parse(body, nullptr, false);
   auto malformed = [&](const std::string& what) {
     return ModelError(ModelError::Kind::kMalformed, 200,
-                      std::string(model_api_name(api)) + " answer: " + what + "; expected " +
+                      std::string(model_api_name(api)) + " answer: error: " + what + "; expected " +
                           (api == ModelApi::kAnthropic ? "a Messages API response ({\"content\": [{\"type\": \"text\", \"text\": ...}], \"usage\": ...})"
                                                        : "a chat-completions response ({\"choices\": [{\"message\": {\"content\": ...}}], \"usage\": ...})") +
                           " (the body began: " + shortened(body, 120) + ")");
@@ -298,11 +302,12 @@ HttpTransport curl_transport() {
     // The URL is the base URL the user set plus the API's path: it holds no key.
     if (code == CURLE_OPERATION_TIMEDOUT) {
       throw ModelError(ModelError::Kind::kTimeout, 0,
-                       request.url + ": no answer within " + std::to_string(static_cast<int>(std::lround(request.timeout_seconds))) +
-                           " s (--llm-timeout)");
+                       request.url + ": error: no answer within " + std::to_string(static_cast<int>(std::lround(request.timeout_seconds))) +
+                           " s; expected an answer within --llm-timeout");
     }
     if (code != CURLE_OK) {
-      throw ModelError(ModelError::Kind::kConnection, 0, request.url + ": " + curl_easy_strerror(code));
+      throw ModelError(ModelError::Kind::kConnection, 0,
+                       request.url + ": error: " + curl_easy_strerror(code) + "; expected a server at the base URL (ANTHROPIC_BASE_URL, OPENAI_BASE_URL)");
     }
     long status = 0;
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
