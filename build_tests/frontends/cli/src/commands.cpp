@@ -490,7 +490,7 @@ void print_generation(const nlohmann::json& generation) {
     if (feedback_ok && failed > 0) verdict = "caught by the hold-out (correct on the feedback cases only)";
     std::cout << "  " << op.value("operator", "") << ": kept " << (op["kept"].is_null() ? std::string("nothing (no code)") : op["kept"].get<std::string>())
               << " after " << op["attempts"].size() << (op["attempts"].size() == 1 ? " candidate, " : " candidates, ") << (feedback_ok ? "correct" : "not correct")
-              << " on feedback; " << verdict << " (" << passed << " of " << passed + failed << " cases); tokens "
+              << " on feedback; " << verdict << " (" << passed << " of " << passed + failed << " cases passed); tokens "
               << op.value("input_tokens", int64_t{0}) << " in + " << op.value("output_tokens", int64_t{0}) << " out"
               << (op["cost_usd"].is_null() ? std::string() : ", $" + figure("%.4f", op["cost_usd"].get<double>())) << ", "
               << figure("%.1f", op.value("wall_seconds", 0.0)) << " s\n";
