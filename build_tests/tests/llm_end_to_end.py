@@ -11,8 +11,9 @@ speaking the Anthropic and OpenAI APIs), one CTest entry per step (--step):
              tuned to the feedback cases it was shown (relu: caught by the hold-out), one behind
              a 500 and a 429 with retry-after (exp); its run folder and report read as a user
              would; then --replay of its cassette, offline: the same candidates and verdicts
-  errors     a 401 stops the run's questions (OpenAI API); malformed JSON is an error of that
-             round; a token budget stops a kernel_agent run cleanly
+  errors     a 401 stops the run's questions (OpenAI API); malformed JSON, and an answer slower
+             than --llm-timeout, are errors of their round; a token budget stops a kernel_agent run
+             cleanly
   best       best-of-N: every round runs, each correct candidate is timed, the fastest is kept,
              and its speed is fed back
 """
@@ -304,6 +305,18 @@ def errors():
         attempts = ops["neg.default"]["attempts"]
         check([a["outcome"] for a in attempts] == ["model_error", "passed"], "malformed JSON, then a kernel")
         check("not JSON" in attempts[0]["message"], "the malformed answer is named")
+    # An answer slower than --llm-timeout is that round's error; the next round is asked.
+    results = os.path.join(work, "slow")
+    shutil.rmtree(results, ignore_errors=True)
+    with Server("slow", {"neg.default": [dict(good, delay=4), good]}) as server:
+        done = cli("run", "--suite", "edge", "--backend", "llm", "--ops", "neg", "--device", "cpu", "--no-timing", "--rounds", "2",
+                   "--select", "first", "--llm-timeout", "1", "--llm-retries", "0", "--build", tree, "-j", "2", "--out", results,
+                   expect=0, environment={"ANTHROPIC_BASE_URL": "http://127.0.0.1:" + server.port, "ANTHROPIC_API_KEY": KEY})
+    if os.path.isfile(os.path.join(results, "run.json")):
+        _, ops = read_run(results)
+        attempts = ops["neg.default"]["attempts"]
+        check([a["outcome"] for a in attempts] == ["model_error", "passed"], "a timed-out answer, then a kernel")
+        check("no answer within 1 s" in attempts[0]["message"], "the timeout is named")
     # A token budget stops a kernel_agent run before its next questions.
     results = os.path.join(work, "budget")
     shutil.rmtree(results, ignore_errors=True)
