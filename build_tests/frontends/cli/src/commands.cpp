@@ -540,7 +540,6 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   if (request.generation) {
     request.kernels_directory = staging.path() + "/kernels";
     files::make_directories(request.kernels_directory);
-    staging.preserve();
   }
   const BuildTree tree(where.source_directory, request.build);
   const std::string logs = request.build + "/backendbench_logs";
@@ -593,6 +592,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
       std::cerr << error.what() << "\n";
       return 3;
     }
+    staging.preserve();  // from the first question on, the folder holds what the model was paid to write
     generation = run_generation(request, tree, staging.path(), salt, where.templates_directory, logs);
     std::cout << "scoring the kept kernels on every case with the run's salt " << salt_text(salt) << " (the hold-out)\n";
   }
