@@ -15,10 +15,6 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
   return out;
 }
 
-std::string render(const std::string& templates, const std::string& name, const emit::TemplateEnvironment& environment) {
-  return emit::CodeTemplate::load(templates + "/" + name).render(environment);
-}
-
 }  // namespace
 
 const char* kernel_language_name(KernelLanguage language) {
@@ -47,7 +43,13 @@ std::optional<KernelLanguage> kernel_language_named(const std::string& name) {
 }
 
 PromptWriter::PromptWriter(std::string templates_directory, KernelLanguage language, std::string device, std::string torch_version)
-    : templates_(std::move(templates_directory)), device_(std::move(device)), torch_version_(std::move(torch_version)), language_(language) {
+    : device_(std::move(device)),
+      torch_version_(std::move(torch_version)),
+      language_(language),
+      system_(emit::CodeTemplate::load(templates_directory + "/llm_system.txt.in")),
+      contract_(emit::CodeTemplate::load(templates_directory + "/llm_contract_" + kernel_language_name(language) + ".txt.in")),
+      prompt_(emit::CodeTemplate::load(templates_directory + "/llm_prompt.txt.in")),
+      feedback_(emit::CodeTemplate::load(templates_directory + "/llm_feedback.txt.in")) {
   // Rendered once with stand-in values, so that a broken template stops the run before any question.
   PromptOperator probe{"relu.default", "relu", "aten::relu(Tensor self) -> Tensor", "at::Tensor relu_kernel_impl(const at::Tensor& self)", {"smoke"}, {"((T([2], f32),), {})"}};
   system(probe);
@@ -69,14 +71,13 @@ std::string PromptWriter::system(const PromptOperator& op) const {
   } else {
     contract["declaration"] = op.declaration;
   }
-  return render(templates_, "llm_system.txt.in",
-                {{"contract", render(templates_, "llm_contract_" + language + ".txt.in", contract)}, {"fence", language}});
+  return system_.render({{"contract", contract_.render(contract)}, {"fence", language}});
 }
 
 std::string PromptWriter::prompt(const PromptOperator& op, const std::optional<PreviousAttempt>& previous) const {
   std::vector<std::string> feedback;
   if (previous) {
-    feedback.push_back(render(templates_, "llm_feedback.txt.in",
+    feedback.push_back(feedback_.render(
                               {{"round", std::to_string(previous->round)},
                                {"outcome", previous->outcome},
                                {"failures", previous->failures},
@@ -85,7 +86,7 @@ std::string PromptWriter::prompt(const PromptOperator& op, const std::optional<P
                                {"instruction", previous->passed ? "It passed. Write a faster version that still passes."
                                                                 : "Fix what failed, and keep what passed passing."}}));
   }
-  return render(templates_, "llm_prompt.txt.in",
+  return prompt_.render(
                 {{"operator", op.op},
                  {"schema", op.schema},
                  {"file", file_of(op)},

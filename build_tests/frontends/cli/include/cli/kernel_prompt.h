@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "emit/template.h"
+
 namespace backendbench::cli {
 
 enum class KernelLanguage { kCpp, kCuda, kPython };
@@ -46,8 +48,10 @@ class PromptWriter {
  private:
   std::string file_of(const PromptOperator& op) const;
 
-  std::string templates_, device_, torch_version_;
+  std::string device_, torch_version_;
   KernelLanguage language_;
+  // Read once: every prompt of the run renders them.
+  emit::CodeTemplate system_, contract_, prompt_, feedback_;
 };
 
 // The contents of the answer's first fenced code block (```lang ... ```); nullopt when the answer
