@@ -416,10 +416,19 @@ void write_kernel_view(const std::string& kernels, const std::map<std::string, s
       files::make_link(path, view + "/" + name);
       continue;
     }
-    files::make_directories(view + "/" + name);
+    // An operator whose every kernel is left out gets no folder: an empty one is not a kernel
+    // folder, and the generator rightly rejects it.
+    std::vector<std::string> kept;
     for (const std::string& file : files::names_in(path)) {
-      if (left_out.count(path + "/" + file) == 0) files::make_link(path + "/" + file, view + "/" + name + "/" + file);
+      if (left_out.count(path + "/" + file) == 0) kept.push_back(file);
     }
+    const bool has_kernel = std::any_of(kept.begin(), kept.end(), [&](const std::string& file) {
+      const size_t dot = file.find_last_of('.');
+      return dot != std::string::npos && naming::implementation_number(name, file.substr(0, dot)).has_value();
+    });
+    if (!has_kernel) continue;
+    files::make_directories(view + "/" + name);
+    for (const std::string& file : kept) files::make_link(path + "/" + file, view + "/" + name + "/" + file);
   }
 }
 
@@ -605,11 +614,12 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   try {
     build_with_progress(tree, targets, request.jobs, logs + "/build.log");
   } catch (const CliError& error) {
-    // A kernel that does not compile fails its own cases; the others still run. Anything else
-    // (or every kernel failing: a problem of the folder, not of one kernel) ends the run.
+    // A kernel that does not compile fails its own cases; the others still run (also when no
+    // kernel compiles: each fails with its own compiler error). A build that fails with every
+    // kernel building alone is not a kernel's fault, and ends the run.
     std::cout << "  the build failed; building each kernel alone to find which do not compile\n" << std::flush;
     broken = request.kernels_directory.empty() ? broken : broken_kernels(tree, request.jobs, logs);
-    if (broken.empty() || broken.size() == tree.kernel_targets().size()) {
+    if (broken.empty()) {
       std::cerr << error.what() << "\n";
       return 3;
     }
