@@ -8,6 +8,7 @@
 #   timm, transformers, torchvision  pip: the model suite's models (python -m backendbench.models)
 #   plotly        pip: plotly.min.js, embedded into each run's report.html (works offline)
 #   chromium      Debian's chromium: the report's test opens it headless
+#   bubblewrap    the sandbox kernel workers run in (worker.h, sandbox.h)
 #   CMake, Ninja, g++: build tools
 #   with --fuzz also clang and libclang-rt-14-dev: libFuzzer and the sanitizers (scripts/fuzz.sh)
 # BACKENDBENCH_NO_INSTALL=1 only checks (machines without package access).
@@ -28,6 +29,7 @@ need libcli11-dev test -e /usr/include/CLI/CLI.hpp
 need nlohmann-json3-dev test -e /usr/include/nlohmann/json.hpp
 need libcurl4-openssl-dev compgen -G '/usr/include/*/curl/curl.h'
 need chromium command -v chromium
+need bubblewrap command -v bwrap
 if [[ ${1:-} == --fuzz ]]; then
   need clang command -v clang++
   need libclang-rt-14-dev compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'

@@ -25,7 +25,6 @@ struct Recorded {
     record.kernel_inputs = clone_inputs(record.reference_inputs);
     record.expected = aten_call(handle, record.reference_inputs);
     record.actual = aten_call(handle, record.kernel_inputs);
-    record.state_before = record.state_after = GlobalState::capture();
   }
   std::string run(const char* check) const { return find_check(check)->run(record).message; }
 
@@ -40,11 +39,11 @@ TEST(Checks, TheReferencesOwnCallPassesEveryCheck) {
 
 TEST(Checks, FallbackToTheReplacedOperatorOrAVariant) {
   Recorded call(kRelu, "((T([16], f32),), {})", "relu.default");
-  call.record.dispatched = {"aten::empty.memory_format", "aten::relu"};
+  call.record.inside.dispatched = {"aten::empty.memory_format", "aten::relu"};
   EXPECT_EQ(call.run("no_fallback"), "falls back to ATen: it dispatches aten::relu, the operator it replaces");
-  call.record.dispatched = {"aten::relu_"};
+  call.record.inside.dispatched = {"aten::relu_"};
   EXPECT_NE(call.run("no_fallback"), "");
-  call.record.dispatched = {"aten::clamp_min", "aten::threshold"};  // relu written out
+  call.record.inside.dispatched = {"aten::clamp_min", "aten::threshold"};  // relu written out
   EXPECT_EQ(call.run("no_fallback"), "");
   EXPECT_FALSE(find_check("no_fallback")->applies_to(backends().reference()));
 }
@@ -89,8 +88,10 @@ TEST(Checks, OutputsReportErrors) {
 
 TEST(Checks, ChangedGlobalStateIsNamed) {
   Recorded call(kRelu, "((T([16], f32),), {})", "relu.default");
-  call.record.state_after.grad_enabled = !call.record.state_before.grad_enabled;
-  call.record.state_after.threads = call.record.state_before.threads + 3;
+  GlobalState after = GlobalState::capture();
+  after.grad_enabled = !after.grad_enabled;
+  after.threads += 3;
+  call.record.inside.state_changes = GlobalState::capture().differences(after);
   const std::string message = call.run("global_state");
   EXPECT_NE(message.find("grad mode"), std::string::npos) << message;
   EXPECT_NE(message.find("intra-op threads"), std::string::npos) << message;
@@ -98,7 +99,7 @@ TEST(Checks, ChangedGlobalStateIsNamed) {
 
 TEST(Checks, ThreadsLeftRunning) {
   Recorded call(kRelu, "((T([16], f32),), {})", "relu.default");
-  call.record.threads_left = {4242};
+  call.record.inside.threads_left = {4242};
   EXPECT_NE(call.run("threads_left").find("left 1 thread(s) running"), std::string::npos);
 }
 

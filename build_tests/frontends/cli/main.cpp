@@ -83,6 +83,10 @@ int main(int argc, char** argv) {
   run_command_line->add_option("--device", run.device, "cpu or cuda (default: cuda when available)");
   run_command_line->add_flag("--timing", timing, "time every case with ./bench (default for smoke, torchbench and trace files)");
   run_command_line->add_flag("--no-timing", no_timing, "correctness only (default for edge and opinfo)");
+  bool no_sandbox = false;
+  run_command_line->add_flag("--no-sandbox", no_sandbox,
+                             "run kernel workers without the bubblewrap sandbox (machines without user namespaces); "
+                             "run.json and the console say so");
   run_command_line->add_option("--p", run.p, "perf@p threshold")->capture_default_str();
   run_command_line->add_option("-j,--jobs", run.jobs, "parallel build jobs and CTest entries (default: the cores)");
   run_command_line->add_option("--out,--log-dir", run.out, "results folder (default backendbench_output_<time>)");
@@ -158,7 +162,8 @@ int main(int argc, char** argv) {
     if (*run_command_line) {
       if (timing && no_timing) throw CliError("--timing", "both --timing and --no-timing given", "one of them");
       if (timing || no_timing) run.timing = timing;
-      const RunRequest request = check_run_arguments(run, run_context(installation()), operator_known);
+      RunRequest request = check_run_arguments(run, run_context(installation()), operator_known);
+      request.sandbox = !no_sandbox;
       return run_command(request, command_line(argc, argv));
     }
     if (*new_command_line) return new_command(new_op, new_cuda, new_kernels);

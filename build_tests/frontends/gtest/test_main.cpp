@@ -104,9 +104,18 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   ::testing::UnitTest::GetInstance()->listeners().Append(new CaseTracker);
   for (int signal_number : {SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE}) std::signal(signal_number, on_crash);
-  if (timeout_seconds > 0) watch_for_hangs(timeout_seconds);
+  // The kernel worker's own limit (worker.h) fails a hanging kernel's case first; this one,
+  // later, catches the rest (the reference, the harness).
+  if (timeout_seconds > 0) watch_for_hangs(2 * timeout_seconds + 10);
   const int result = RUN_ALL_TESTS();
   const ::testing::UnitTest& run = *::testing::UnitTest::GetInstance();
+  // A CTest entry names its backend in its filter: a kernel whose worker does not list it (a
+  // library that fails to register it, or lies) must fail the entry, not pass it with no tests.
+  if (run.test_to_run_count() == 0 && !::testing::GTEST_FLAG(filter).empty() && ::testing::GTEST_FLAG(filter) != "*") {
+    std::cerr << "backendbench: error: no test matches --gtest_filter=" << ::testing::GTEST_FLAG(filter)
+              << "; expected a filter that selects cases (a kernel its worker did not list has none)\n";
+    return 1;
+  }
   if (result == 0 && run.test_to_run_count() > 0 && run.skipped_test_count() == run.test_to_run_count()) {
     return kAllSkippedExitCode;
   }

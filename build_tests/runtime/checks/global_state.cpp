@@ -11,7 +11,7 @@ class GlobalStateCheck : public Check {
  public:
   const char* name() const override { return "global_state"; }
   CheckFinding run(const CallRecord& call) const override {
-    const std::vector<std::string> changed = call.state_before.differences(call.state_after);
+    const std::vector<std::string>& changed = call.inside.state_changes;
     if (changed.empty()) return {};
     std::string list;
     for (const std::string& change : changed) list += (list.empty() ? "" : "; ") + change;

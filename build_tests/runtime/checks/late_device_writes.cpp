@@ -11,8 +11,8 @@ class LateDeviceWritesCheck : public Check {
  public:
   const char* name() const override { return "late_device_writes"; }
   CheckFinding run(const CallRecord& call) const override {
-    if (call.late_device_writes.empty()) return {};
-    return {"work left on another stream after it returned: " + call.late_device_writes};
+    if (call.inside.late_device_writes.empty()) return {};
+    return {"work left on another stream after it returned: " + call.inside.late_device_writes};
   }
 };
 

@@ -21,7 +21,7 @@ class NoFallbackCheck : public Check {
   bool applies_to(const Backend& backend) const override { return backend.kind() == Backend::Kind::kKernel; }
   CheckFinding run(const CallRecord& call) const override {
     const std::string family = base_of(call.schema.name());
-    for (const std::string& dispatched : call.dispatched) {
+    for (const std::string& dispatched : call.inside.dispatched) {
       if (base_of(dispatched) == family) {
         return {"falls back to ATen: it dispatches " + dispatched + ", the operator it replaces"};
       }

@@ -9,9 +9,9 @@ class ThreadsLeftCheck : public Check {
  public:
   const char* name() const override { return "threads_left"; }
   CheckFinding run(const CallRecord& call) const override {
-    if (call.threads_left.empty()) return {};
-    return {"left " + std::to_string(call.threads_left.size()) +
-            " thread(s) running after it returned (first thread id " + std::to_string(call.threads_left.front()) +
+    if (call.inside.threads_left.empty()) return {};
+    return {"left " + std::to_string(call.inside.threads_left.size()) +
+            " thread(s) running after it returned (first thread id " + std::to_string(call.inside.threads_left.front()) +
             "): work after the return is not part of the call"};
   }
 };

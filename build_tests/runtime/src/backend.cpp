@@ -142,6 +142,12 @@ bool backend_order(const std::unique_ptr<Backend>& a, const std::unique_ptr<Back
 
 }  // namespace
 
+Backend::ObservedCall Backend::call_observed(const c10::OperatorHandle& op, Stack stack, c10::Device device) const {
+  ObservedCall observed;
+  observed.inside = observe_call([&] { return call(op, std::move(stack), device); }, observed.outputs, device);
+  return observed;
+}
+
 BoundCall Backend::bind(const c10::OperatorHandle& op, const Stack&, c10::Device device) const {
   return [this, op, device](Stack stack) { return call(op, std::move(stack), device); };
 }

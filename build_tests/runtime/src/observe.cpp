@@ -9,6 +9,7 @@
 #include <dirent.h>
 
 #include <algorithm>
+#include <mutex>
 #include <chrono>
 #include <cstdlib>
 #include <set>
@@ -16,7 +17,72 @@
 #include <thread>
 #include <utility>
 
+#include "backendbench/compare.h"
+#include "backendbench/tensor_values.h"
+
 namespace backendbench {
+namespace {
+
+// A thread that outlives a call is work the call left behind, unless it is one that libtorch or
+// the CUDA driver starts on first use: start the intra-op pool, and the CUDA context (the wait
+// after every call touches it; on a GPU machine its first use started 2 driver threads inside a
+// CPU kernel's window), before any call is observed.
+void start_background_threads() {
+  static std::once_flag started;
+  std::call_once(started, [] {
+    at::parallel_for(0, int64_t{1} << 16, 1, [](int64_t, int64_t) {});
+    synchronize_all_devices();
+  });
+}
+
+// Waits for every device after a call. On CUDA, describes the work the call left on another
+// stream: pooled streams still busy once the current stream is done, and what differs between
+// the outputs as a caller on the current stream sees them (a copy queued right after the call
+// returns, with no wait in between, as the caller's next operation would be) and the outputs
+// once every stream of every device is done. "" when there is none (or on the CPU).
+std::string wait_for_late_device_writes(const std::vector<c10::IValue>& outputs, c10::Device device) {
+  // Each probe is soonest where it matters: with nothing left on the current stream, the pooled
+  // streams are asked at once (hidden work of a few microseconds is still running then), else
+  // the early copy is queued first and the streams are asked once the current one is done.
+  const bool current_idle = current_stream_idle(device);
+  int busy_streams = current_idle ? pooled_streams_busy_after_current(device) : 0;
+  const std::vector<c10::IValue> early = device.is_cuda() ? clone_inputs(outputs) : std::vector<c10::IValue>();
+  if (!current_idle) busy_streams = pooled_streams_busy_after_current(device);
+  synchronize_all_devices();
+  if (!device.is_cuda()) return "";
+  std::string found;
+  if (busy_streams > 0) {
+    found = std::to_string(busy_streams) + " other stream(s) still running when the current stream was done";
+  }
+  const Comparison comparison = compare_outputs(early, outputs, CompareOptions());
+  if (!comparison.equal) {
+    found += (found.empty() ? "" : "; ") + std::string("its outputs changed after the current stream was done: ") +
+             comparison.message;
+  }
+  return found;
+}
+
+}  // namespace
+
+InsideObservations observe_call(const std::function<std::vector<c10::IValue>()>& call, std::vector<c10::IValue>& outputs,
+                                c10::Device device) {
+  InsideObservations inside;
+  start_background_threads();
+  const GlobalState before = GlobalState::capture();
+  const std::vector<int> threads_before = process_threads();
+  try {
+    inside.dispatched = record_operator_calls([&] { outputs = call(); });
+  } catch (...) {
+    before.restore();
+    throw;
+  }
+  inside.late_device_writes = wait_for_late_device_writes(outputs, device);
+  inside.state_changes = before.differences(GlobalState::capture());
+  before.restore();  // one offender must not change what later references compute
+  inside.threads_left = threads_left_running(threads_before, /*grace_ms=*/50);
+  return inside;
+}
+
 
 std::vector<std::string> record_operator_calls(const std::function<void()>& call) {
   thread_local std::vector<std::string>* sink = nullptr;

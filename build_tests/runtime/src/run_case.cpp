@@ -16,21 +16,10 @@
 #include "backendbench/roofline.h"
 #include "backendbench/tensor_values.h"
 #include "backendbench/timing.h"
+#include "backendbench/worker.h"
 
 namespace backendbench {
 namespace {
-
-// A thread that outlives a call is work the call left behind, unless it is one that libtorch or
-// the CUDA driver starts on first use: start the intra-op pool, and the CUDA context (the wait
-// after every call touches it; on a GPU machine its first use started 2 driver threads inside a
-// CPU kernel's window), before any call is observed.
-void start_background_threads() {
-  static std::once_flag started;
-  std::call_once(started, [] {
-    at::parallel_for(0, int64_t{1} << 16, 1, [](int64_t, int64_t) {});
-    synchronize_all_devices();
-  });
-}
 
 Verdict verdict_for(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
                     const char* frontend) {
@@ -63,33 +52,6 @@ void skip(Verdict& verdict, const std::string& reason) {
 void fail(Verdict& verdict, const std::string& message) {
   verdict.status = Verdict::Status::kFailed;
   verdict.errors.push_back(message);
-}
-
-// Waits for every device after a call. On CUDA, describes the work the call left on another
-// stream: pooled streams still busy once the current stream is done, and what differs between
-// the outputs as a caller on the current stream sees them (a copy queued right after the call
-// returns, with no wait in between, as the caller's next operation would be) and the outputs
-// once every stream of every device is done. "" when there is none (or on the CPU).
-std::string wait_for_late_device_writes(const Stack& outputs, c10::Device device) {
-  // Each probe is soonest where it matters: with nothing left on the current stream, the pooled
-  // streams are asked at once (hidden work of a few microseconds is still running then), else
-  // the early copy is queued first and the streams are asked once the current one is done.
-  const bool current_idle = current_stream_idle(device);
-  int busy_streams = current_idle ? pooled_streams_busy_after_current(device) : 0;
-  const Stack early = device.is_cuda() ? clone_inputs(outputs) : Stack();
-  if (!current_idle) busy_streams = pooled_streams_busy_after_current(device);
-  synchronize_all_devices();
-  if (!device.is_cuda()) return "";
-  std::string found;
-  if (busy_streams > 0) {
-    found = std::to_string(busy_streams) + " other stream(s) still running when the current stream was done";
-  }
-  const Comparison comparison = compare_outputs(early, outputs, CompareOptions());
-  if (!comparison.equal) {
-    found += (found.empty() ? "" : "; ") + std::string("its outputs changed after the current stream was done: ") +
-             comparison.message;
-  }
-  return found;
 }
 
 // Writes the values of `from` into the storage of `into` (the same case, another draw): the
@@ -146,20 +108,15 @@ bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& bac
   call.kernel_inputs_before = clone_inputs(kernel_inputs);  // to prove read-only inputs stay so
   call.expected = expected;
   call.kernel_inputs = kernel_inputs;
-  start_background_threads();
-  call.state_before = GlobalState::capture();
-  const std::vector<int> threads_before = process_threads();
   try {
-    call.dispatched = record_operator_calls([&] { call.actual = backend.call(handle, kernel_inputs, device); });
+    // Observed where the backend runs: here, or in its kernel worker (worker.h).
+    Backend::ObservedCall observed = backend.call_observed(handle, kernel_inputs, device);
+    call.actual = std::move(observed.outputs);
+    call.inside = std::move(observed.inside);
   } catch (const std::exception& error) {
-    call.state_before.restore();
     fail(verdict, label + " threw on " + where + ": " + error.what());
     return false;
   }
-  call.late_device_writes = wait_for_late_device_writes(call.actual, device);
-  call.state_after = GlobalState::capture();
-  call.state_before.restore();  // one offender must not change what later references compute
-  call.threads_left = threads_left_running(threads_before, /*grace_ms=*/50);
   // The float64 reference, computed on first use by a value check that needs a second chance.
   std::optional<Stack> precise_inputs, precise_outputs;
   bool tried_precise = false;
@@ -259,25 +216,19 @@ Verdict check_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& 
   return verdict;
 }
 
-Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
-                  Timer& timer) {
+Measurement measure_case(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
+                         c10::Device device, const std::vector<Stack>& value_sets, Timer& timer, const std::string& where) {
   const bool alone = backend.kind() == Backend::Kind::kReference;
-  // The same checks as the tests: a case that fails any of them is not timed.
-  Verdict verdict = check_case(op, spec, backend, settings);
-  verdict.frontend = "bench";
-  if (!verdict.passed()) return verdict;
-  const c10::Device device = backend.device(settings);
-  const OperatorFacts& facts = facts_of(op.display);
-  const c10::OperatorHandle handle = find_operator(op);
+  const OperatorFacts& facts = facts_of(op_display);
   const std::string label = label_of(backend);
+  Measurement measured;
+  TimingFigures& figures = measured.figures;
   try {
     // Two draws of input values, alternating between batches and written into the same storage:
     // a result remembered from the previous batch (keyed on pointers, shapes or call counts) is
     // wrong for this one.
-    std::vector<Stack> value_sets = {materialize(handle.schema(), spec, device, 0, settings.salt)};
-    if (!alone) value_sets.push_back(materialize(handle.schema(), spec, device, 1, settings.salt));
     size_t current = 0;
-    const Stack live = clone_inputs(value_sets[0]);
+    const Stack live = clone_inputs(value_sets.at(0));
     // In-place operators write their inputs: each call gets fresh copies, made outside the timed
     // region, so every sample sees the same values.
     const bool writes_inputs = !written_arguments(handle.schema(), facts.unannotated_writes).empty();
@@ -287,13 +238,11 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
     Stack last_reference, last_kernel;
     auto reference_kept = [&](Stack stack) { return last_reference = reference(std::move(stack)); };
     auto candidate_kept = [&](Stack stack) { return last_kernel = candidate(std::move(stack)); };
-    const Stack expected = reference(fresh());  // warm-up, and the outputs the roofline counts
-    TimingFigures figures;
-    double seconds = 0;
+    reference(fresh());  // warm-up
     if (alone) {
       const Samples samples = timer.sample_one(fresh, reference);
-      seconds = samples.median_seconds();
-      figures.reference_us = figures.kernel_us = seconds * 1e6;
+      measured.seconds = samples.median_seconds();
+      figures.reference_us = figures.kernel_us = measured.seconds * 1e6;
       figures.kernel_mean_us = samples.mean_seconds() * 1e6;
       figures.samples = samples.count();
       figures.iqr_pct = samples.iqr_percent();
@@ -323,29 +272,61 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
       };
       const PairedSamples pair = timer.sample_interleaved(fresh, reference_kept, candidate_kept);
       timer.after_batch = nullptr;
-      seconds = pair.kernel.median_seconds();
+      measured.seconds = pair.kernel.median_seconds();
       figures.reference_us = pair.reference.median_seconds() * 1e6;
-      figures.kernel_us = seconds * 1e6;
+      figures.kernel_us = measured.seconds * 1e6;
       figures.kernel_mean_us = pair.kernel.mean_seconds() * 1e6;
       figures.speedup = pair.speedup();
       figures.samples = pair.kernel.count();
       figures.iqr_pct = pair.kernel.iqr_percent();
       figures.reference_iqr_pct = pair.reference.iqr_percent();
       if (!wrong_when_timed.empty()) {
-        verdict.flags.push_back("wrong_when_timed");
-        fail(verdict, label + " on " + verdict.where() + ": right when checked but wrong when timed: " + wrong_when_timed);
+        measured.flags.push_back("wrong_when_timed");
+        measured.errors.push_back(label + " on " + where + ": right when checked but wrong when timed: " + wrong_when_timed);
       }
-      if (figures.speedup > kSpeedupReviewThreshold) verdict.flags.push_back("speedup_review");
+      if (figures.speedup > kSpeedupReviewThreshold) measured.flags.push_back("speedup_review");
       if (device.is_cuda()) {
         const double hidden = timer.hidden_work_seconds(fresh, reference, candidate, !backend.launches_from_python());
         figures.hidden_work_us = hidden * 1e6;
-        if (hidden > 0) verdict.flags.push_back("hidden_work");
+        if (hidden > 0) measured.flags.push_back("hidden_work");
       }
     }
-    // Roofline: achieved GB/s and TFLOP/s, % of the device's peaks, and two flags: `suspect`
-    // (faster than the bytes or FLOPs allow at peak: the kernel cannot have done the work) and
-    // `overhead_dominated` (within 1.3× of an empty launch: the time is launch overhead).
-    if (seconds > 0) {
+    figures.launch_overhead_us = timer.launch_overhead_seconds() * 1e6;
+  } catch (const std::exception& error) {
+    timer.after_batch = nullptr;
+    measured.errors.push_back(label + " failed while timed on " + where + ": " + error.what());
+  }
+  return measured;
+}
+
+Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
+                  Timer& timer) {
+  const bool alone = backend.kind() == Backend::Kind::kReference;
+  // The same checks as the tests: a case that fails any of them is not timed.
+  Verdict verdict = check_case(op, spec, backend, settings);
+  verdict.frontend = "bench";
+  if (!verdict.passed()) return verdict;
+  const c10::Device device = backend.device(settings);
+  const OperatorFacts& facts = facts_of(op.display);
+  const c10::OperatorHandle handle = find_operator(op);
+  const std::string label = label_of(backend);
+  try {
+    std::vector<Stack> value_sets = {materialize(handle.schema(), spec, device, 0, settings.salt)};
+    if (!alone) value_sets.push_back(materialize(handle.schema(), spec, device, 1, settings.salt));
+    // Measured where the backend runs: a kernel worker's figures are bounded here (worker.h).
+    const Measurement measured = backend.runs_in_worker()
+                                     ? measure_in_worker(op.display, handle, backend, device, value_sets, settings)
+                                     : measure_case(op.display, handle, backend, device, value_sets, timer, verdict.where());
+    for (const std::string& flag : measured.flags) verdict.flags.push_back(flag);
+    for (const std::string& error : measured.errors) fail(verdict, error);
+    TimingFigures figures = measured.figures;
+    const double seconds = measured.seconds;
+    // Roofline, computed here from the reference's own outputs: achieved GB/s and TFLOP/s, % of
+    // the device's peaks, and two flags: `suspect` (faster than the bytes or FLOPs allow at
+    // peak: the kernel cannot have done the work) and `overhead_dominated` (within 1.3× of an
+    // empty launch: the time is launch overhead).
+    if (seconds > 0 && measured.errors.empty()) {
+      const Stack expected = backends().reference().call(handle, clone_inputs(value_sets[0]), device);
       const Work work = work_of(facts, value_sets[0], expected);
       const Peaks peaks = device_peaks(device, work.dtype, settings);
       figures.bytes = work.bytes;
@@ -362,18 +343,16 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
         suspect = suspect || work.flops / peaks.flops_per_second > 1.05 * seconds;
       }
       if (suspect) verdict.flags.push_back("suspect");
-      const double launch_overhead = timer.launch_overhead_seconds();
-      figures.launch_overhead_us = launch_overhead * 1e6;
+      const double launch_overhead = figures.launch_overhead_us / 1e6;
       if (launch_overhead > 0 && seconds < 1.3 * launch_overhead) verdict.flags.push_back("overhead_dominated");
     }
-    verdict.timing = figures;
+    if (measured.errors.empty()) verdict.timing = figures;
     for (const std::string& flag : verdict.flags) {
       if (is_disqualifying_flag(flag) && flag != "wrong_when_timed" && !alone) {
         fail(verdict, label + " on " + verdict.where() + ": flagged " + flag + "; it does not count as a speedup");
       }
     }
   } catch (const std::exception& error) {
-    timer.after_batch = nullptr;
     fail(verdict, label + " failed while timed on " + verdict.where() + ": " + error.what());
   }
   return verdict;

@@ -7,6 +7,7 @@
 
 #include "backendbench/backend.h"
 #include "backendbench/verdict.h"
+#include "backendbench/worker.h"
 
 namespace backendbench {
 
@@ -20,13 +21,15 @@ std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, con
   Settings settings;
   try {
     settings = parse_settings(frontend, argc, argv);
-    load_kernel_manifest(settings.kernel_manifest.empty() ? kernel_manifest : settings.kernel_manifest.c_str());
+    // Kernel code runs only in kernel workers (worker.h), never in this process.
+    start_kernel_workers(settings.kernel_manifest.empty() ? kernel_manifest : settings.kernel_manifest.c_str(), settings);
     // A worker of a supervising ./bench adds to the verdicts its supervisor started.
     if (!settings.verdicts_path.empty() && !settings.worker) start_verdicts(settings.verdicts_path);
   } catch (const std::exception& error) {
     std::cerr << error.what() << "\n";
     return std::nullopt;
   }
+  if (!settings.sandbox) log << "backendbench: kernels run UNSANDBOXED (BACKENDBENCH_SANDBOX=none)\n";
   log << "backendbench: salt " << salt_text(settings.salt) << " (BACKENDBENCH_SALT=" << salt_text(settings.salt)
       << " replays this run's inputs)\n";
   return settings;

@@ -124,6 +124,15 @@ const std::vector<Setting>& settings_table() {
        "load the kernels this manifest lists instead of the build's (one library path, `python <file>` or "
        "`op-library <name> <listing>` per line): how the llm backends check a candidate built alone",
        "the build's kernel manifest", path_into(&Settings::kernel_manifest)},
+      {"BACKENDBENCH_SANDBOX", "backendbench_sandbox", {F::kTests, F::kBench}, "'bwrap' or 'none'",
+       "kernels run in worker processes sandboxed by bubblewrap (no keys, no network, read-only files but their "
+       "scratch); 'none' runs the workers unsandboxed, for machines without user namespaces (say so where you report)",
+       "bwrap",
+       [](Settings& s, const std::string& text) {
+         if (text != "bwrap" && text != "none") return false;
+         s.sandbox = text == "bwrap";
+         return true;
+       }},
       {"BACKENDBENCH_LAYOUT", "backendbench_layout", {F::kBench}, "'default' or 'do_bench'",
        "sampling layout: do_bench copies triton.testing.do_bench's (256 MiB write flush, 64 pairs per batch); "
        "applied before the single-field settings below",

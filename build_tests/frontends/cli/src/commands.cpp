@@ -642,6 +642,9 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   ProcessOptions environment;
   environment.environment["BACKENDBENCH_SALT"] = salt_text(salt);
   if (!request.device.empty()) environment.environment["BACKENDBENCH_DEVICE"] = request.device;
+  // Kernels run in sandboxed workers (worker.h) unless the user said --no-sandbox.
+  environment.environment["BACKENDBENCH_SANDBOX"] = request.sandbox ? "bwrap" : "none";
+  if (!request.sandbox) std::cout << "WARNING: --no-sandbox: untrusted kernels run in workers WITHOUT a sandbox\n";
 
   // Correctness: the CTest entries, by exact name.
   std::vector<std::string> names, verdict_files;
@@ -717,6 +720,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
                         {"timed_suites", request.timed_suites},
                         {"p", request.p},
                         {"salt", salt_text(salt)},
+                        {"sandboxed", request.sandbox},
                         {"build_directory", request.build},
                         {"versions", versions(tree)}};
   std::string lines;

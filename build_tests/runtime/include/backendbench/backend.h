@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "backendbench/kernel_binding.h"
+#include "backendbench/observe.h"
 #include "backendbench/settings.h"
 
 namespace backendbench {
@@ -44,6 +45,14 @@ class Backend {
 
   // Runs the operator on `stack` (its inputs in schema order); returns its outputs.
   virtual Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device device) const = 0;
+  // call(), observed where it runs (observe.h): by default in this process; a backend whose code
+  // runs in a kernel worker (worker.h) is observed there, and the tensors of `stack` hold what
+  // the call left in them when it returns, as with a call in this process.
+  struct ObservedCall {
+    Stack outputs;
+    InsideObservations inside;
+  };
+  virtual ObservedCall call_observed(const c10::OperatorHandle& op, Stack stack, c10::Device device) const;
   // A call for timing, prepared once per case outside the timed region (`inputs`: the case's).
   virtual BoundCall bind(const c10::OperatorHandle& op, const Stack& inputs, c10::Device device) const;
   // The kernel as the dispatcher can register it (overrides.h); absent for backends that are
@@ -60,6 +69,8 @@ class Backend {
   // A kernel called through the embedded interpreter: its launch costs host time of its own,
   // which the timing flags must not read as hidden work (Timer::hidden_work_seconds).
   virtual bool launches_from_python() const { return false; }
+  // Whether its code runs in a kernel worker (worker.h), not in this process.
+  virtual bool runs_in_worker() const { return false; }
 
  private:
   std::string name_;

@@ -29,10 +29,9 @@ struct CallRecord {
   Stack kernel_inputs;          // the backend's copy, after its call
   Stack expected;               // the reference's outputs
   Stack actual;                 // the backend's outputs
-  std::vector<std::string> dispatched;  // ATen operators the backend dispatched, in order
-  GlobalState state_before, state_after;
-  std::vector<int> threads_left;        // threads started by the call and still running after it
-  std::string late_device_writes;       // work left on another stream after the call: "" if none
+  // What the call's own process saw (observe.h): dispatched ATen operators, global state
+  // changed, threads left, late device writes. From a kernel worker, it can only fail a case.
+  InsideObservations inside;
   // The reference computed in float64 from the backend's inputs (before its call), or nullptr
   // where there is none; computed on first use.
   std::function<const Stack*()> precise_inputs;

@@ -41,6 +41,23 @@ struct GlobalState {
   std::vector<std::string> differences(const GlobalState& after) const;
 };
 
+// What only the process a call runs in can see of it. Measured where the call runs: in a kernel
+// worker (worker.h) it comes back as data the kernel's process wrote, so the checks that read it
+// can only fail a case (a worker that reports nothing has hidden it, not passed).
+struct InsideObservations {
+  std::vector<std::string> dispatched;     // ATen operators the call dispatched, in order
+  std::vector<std::string> state_changes;  // GlobalState::differences across the call
+  std::vector<int> threads_left;           // threads it started and left running
+  std::string late_device_writes;          // work it left on another stream: "" if none
+};
+
+// Runs `call` on this thread, observed: the ATen operators it dispatches, the global state
+// before and after (restored after, so one offender cannot change later references), the
+// threads it leaves, and (on CUDA) the work it leaves queued; waits for every device after it.
+// `outputs` receives what `call` returned. Exceptions from `call` propagate (state restored).
+InsideObservations observe_call(const std::function<std::vector<c10::IValue>()>& call, std::vector<c10::IValue>& outputs,
+                                c10::Device device);
+
 // Ids of this process's threads (/proc/self/task).
 std::vector<int> process_threads();
 // Threads in `after` that were not in `before` and are still running after waiting up to

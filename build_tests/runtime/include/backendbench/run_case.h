@@ -26,6 +26,18 @@ Verdict check_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& 
 Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
                   Timer& timer);
 
+// What timing measured where the backend runs, before the roofline: the figures (no roofline
+// fields), the flags it raised (wrong_when_timed, speedup_review, hidden_work) and its errors.
+struct Measurement {
+  TimingFigures figures;
+  double seconds = 0;  // the backend's median
+  std::vector<std::string> flags, errors;
+};
+// Times `backend` against the reference on `value_sets` (the case's draws; the first is the
+// one timed, the others alternate between batches) in this process.
+Measurement measure_case(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
+                         c10::Device device, const std::vector<Stack>& value_sets, Timer& timer, const std::string& where);
+
 // A flag that makes a timed case count as failed in the scores (speedup 1.0, operator
 // incorrect): `suspect` (faster than the hardware allows), `hidden_work` (work outside the
 // timed stream), `wrong_when_timed` (right when checked, wrong when timed).

@@ -58,6 +58,9 @@ struct Settings {
   bool salt_given = false;
   std::string verdicts_path;          // where a front-end appends its verdicts (JSON Lines); "": nowhere
   std::string kernel_manifest;        // loaded instead of the build's; "": the build's
+  // Kernel workers (worker.h) run in a bubblewrap sandbox (sandbox.h); false only when the
+  // user asks (BACKENDBENCH_SANDBOX=none): kernels still run in workers, unsandboxed.
+  bool sandbox = true;
   // Timing (./bench).
   SamplingLayout layout;
   StoppingRule stopping;

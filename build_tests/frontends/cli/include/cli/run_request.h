@@ -67,6 +67,7 @@ struct RunRequest {
   std::string torchbench_traces;    // absolute; "" when the torchbench suite is not selected
   uint64_t salt = 0;                // mixed into every input draw; random unless given
   bool salt_given = false;
+  bool sandbox = true;              // kernel workers in bubblewrap; false only with --no-sandbox
   std::optional<GenerationChoice> generation;  // a generating backend: its kernels become the kernel folder
 };
 

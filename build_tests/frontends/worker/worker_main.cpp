@@ -1,0 +1,35 @@
+// backendbench-worker: the only executable that loads kernel code. It loads the kernel manifest
+// it is given and answers the requests of the supervisor that started it (worker.h,
+// worker_protocol.h) on its standard input and output, until the input closes. Whatever a
+// kernel prints goes to standard error: the protocol has the original standard output to itself.
+//
+//   backendbench-worker --manifest <kernel manifest>
+#include <unistd.h>
+
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "backendbench/backend.h"
+#include "backendbench/worker.h"
+
+int main(int argc, char** argv) {
+  if (argc != 3 || std::strcmp(argv[1], "--manifest") != 0) {
+    std::cerr << "backendbench-worker: error: expected `backendbench-worker --manifest <file>`; it is started by the test "
+                 "executables and ./bench, not by hand\n";
+    return 2;
+  }
+  // The protocol's output is a private copy of stdout; stdout itself becomes stderr.
+  const int protocol_out = dup(STDOUT_FILENO);
+  if (protocol_out < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    std::perror("backendbench-worker: cannot set up its output");
+    return 2;
+  }
+  std::string load_error;
+  try {
+    backendbench::load_kernel_manifest(argv[2]);
+  } catch (const std::exception& error) {
+    load_error = error.what();
+  }
+  return backendbench::serve_kernel_worker(STDIN_FILENO, protocol_out, load_error);
+}

@@ -1,0 +1,47 @@
+// Kernel workers: kernel code runs only in them, never in the process that computes the
+// reference, compares, writes verdicts or decides an exit status (the supervisor).
+//
+// Supervisor side: start_kernel_workers(manifest, settings) asks a worker which kernels the
+// manifest registers and adds one WorkerBackend per kernel to backends(). Each call of such a
+// backend sends the inputs (made and kept by the supervisor) to the worker and receives the
+// outputs, the inputs as the call left them, and what the call's own process saw (observe.h);
+// the supervisor then runs every check on its own copy. Workers are started on first use, one
+// per device class (CPU work sees no GPU device files), sandboxed (sandbox.h) unless
+// Settings::sandbox is none; a worker that crashes, hangs past the case timeout, faults or
+// breaks the protocol is stopped, the case fails with its last output, and the next case
+// starts a new one.
+//
+// Worker side: serve_kernel_worker answers requests on a pair of file descriptors, calling the
+// kernels it loaded in its own process (backend.h), until its input closes.
+#pragma once
+
+#include <string>
+
+#include "backendbench/run_case.h"
+#include "backendbench/settings.h"
+
+namespace backendbench {
+
+// Starts the worker of `manifest` and registers its kernels; throws std::runtime_error with the
+// worker's own message when the manifest does not load, and when the sandbox cannot be made
+// (naming the way out: BACKENDBENCH_SANDBOX=none, which the command spells --no-sandbox).
+void start_kernel_workers(const std::string& manifest, const Settings& settings);
+
+// The worker's loop: reads requests from `in_fd`, writes responses to `out_fd`. `load_error`:
+// why the manifest did not load ("" when it did), the answer to every request. Returns the exit
+// status (0 when the input closed).
+int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error);
+
+// Times a worker's kernel against the reference in its worker (CUDA events must be recorded
+// where the kernel runs), then bounds what it reports by what this process observes: the
+// samples it reports cannot add up to more time than the request took (half the samples at the
+// median or above: samples/2 × (reference + kernel median) ≤ the wall time seen here), else the
+// measurement fails with that reason. The roofline (time_case) bounds it from below.
+Measurement measure_in_worker(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
+                              c10::Device device, const std::vector<std::vector<c10::IValue>>& value_sets,
+                              const Settings& settings);
+
+// Whether kernels of this process run in workers (start_kernel_workers was called).
+bool kernels_in_workers();
+
+}  // namespace backendbench

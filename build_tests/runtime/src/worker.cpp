@@ -1,0 +1,646 @@
+// Kernel workers, both sides; see worker.h.
+#include "backendbench/worker.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <nlohmann/json.hpp>
+
+#include "backendbench/backend.h"
+#include "backendbench/files.h"
+#include "backendbench/run_start.h"
+#include "backendbench/sandbox.h"
+#include "backendbench/tensor_values.h"
+#include "backendbench/timing.h"
+#include "backendbench/worker_protocol.h"
+
+extern char** environ;
+
+namespace backendbench {
+namespace {
+
+using nlohmann::json;
+
+json request_header(const std::string& kind) {
+  return {{"schema", worker::kRequestSchema}, {"version", worker::kProtocolVersion}, {"kind", kind}};
+}
+
+json response_header() { return {{"schema", worker::kResponseSchema}, {"version", worker::kProtocolVersion}}; }
+
+// ---------------------------------------------------------------------------------------------
+// Supervisor side.
+
+bool g_kernels_in_workers = false;
+
+// A worker that did not answer within the case timeout.
+class WorkerHung : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One running worker process and the pipes to it.
+struct WorkerProcess {
+  pid_t pid = -1;
+  int to = -1, from = -1;
+  std::string log_path;
+  std::streamoff log_shown = 0;
+};
+
+std::string describe_status(int status) {
+  if (WIFSIGNALED(status)) {
+    const SignalText signal = signal_text(WTERMSIG(status));
+    return std::string("died of ") + signal.prefix + signal.name + " (" + signal.description + ")";
+  }
+  // bubblewrap, the sandbox's first process, passes on a signal that ended the worker as 128 + it.
+  if (WIFEXITED(status) && WEXITSTATUS(status) > 128 && WEXITSTATUS(status) < 128 + 65) {
+    const SignalText signal = signal_text(WEXITSTATUS(status) - 128);
+    return std::string("died of ") + signal.prefix + signal.name + " (" + signal.description + ")";
+  }
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "ended";
+}
+
+// The workers of this process: one per device class, started on first use.
+class WorkerPool {
+ public:
+  static WorkerPool& instance() {
+    static WorkerPool* pool = new WorkerPool;  // never destroyed: workers end with this process
+    return *pool;
+  }
+
+  void configure(const std::string& manifest, const Settings& settings) {
+    manifest_ = manifest;
+    sandbox_ = settings.sandbox;
+    timeout_ms_ = settings.case_timeout_seconds > 0 ? int64_t{settings.case_timeout_seconds} * 1000 : -1;
+    root_ = files::temporary_directory() + "/backendbench_supervisor_" + std::to_string(getpid());
+    files::make_directories(root_);
+    // The workers' scratch folders and logs go with this process.
+    static std::string* root = new std::string(root_);
+    std::atexit([] { files::remove_tree(*root); });
+    if (sandbox_) {
+      const std::optional<std::string> found = bubblewrap_executable();
+      if (!found) {
+        throw std::runtime_error(
+            "BACKENDBENCH_SANDBOX: error: kernels run sandboxed by bubblewrap, which is not installed; expected bwrap "
+            "on PATH (Debian: apt install bubblewrap), or BACKENDBENCH_SANDBOX=none (backendbench run --no-sandbox) to run "
+            "untrusted kernels unsandboxed");
+      }
+      bubblewrap_ = *found;
+    }
+  }
+
+  // One request to the worker of `gpu`'s class; its response header (and payload into
+  // `payload`). Throws std::runtime_error with the worker's last output when it fails.
+  json request(bool gpu, const json& header, const std::vector<char>& payload, std::vector<char>* response_payload) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    WorkerProcess& worker = workers_[gpu];
+    if (worker.pid < 0) start(worker, gpu);
+    std::string failure;
+    try {
+      worker::write_message(worker.to, {header.dump(), payload});
+      std::optional<worker::Message> answer = worker::read_message(worker.from, timeout_ms_);
+      forward_log(worker);
+      if (!answer) throw worker::ProtocolError("it closed its pipe without an answer");
+      json parsed = json::parse(answer->header, nullptr, /*allow_exceptions=*/false);
+      if (!parsed.is_object() || parsed.value("schema", "") != worker::kResponseSchema ||
+          parsed.value("version", 0) != worker::kProtocolVersion) {
+        throw worker::ProtocolError("it answered with a message that is not a version " +
+                                    std::to_string(worker::kProtocolVersion) + " worker response");
+      }
+      if (response_payload != nullptr) *response_payload = std::move(answer->payload);
+      return parsed;
+    } catch (const worker::TimeoutError&) {
+      failure = "it did not answer within the case timeout (" + std::to_string(timeout_ms_ / 1000) +
+                " s, --case-timeout / BACKENDBENCH_CASE_TIMEOUT); a hang? It was stopped";
+    } catch (const worker::ProtocolError& error) {
+      failure = error.what();
+    }
+    const bool hung = failure.rfind("it did not answer", 0) == 0;
+    const std::string ended = stop(worker);
+    const std::string message =
+        "the kernel worker failed: " + failure + (ended.empty() ? "" : "; it " + ended) + last_output(worker);
+    if (hung) throw WorkerHung(message);
+    throw std::runtime_error(message);
+  }
+
+  bool sandboxed() const { return sandbox_; }
+
+ private:
+  void start(WorkerProcess& worker, bool gpu) {
+    const int number = ++started_;
+    const std::string scratch = root_ + "/scratch_" + std::to_string(number);
+    for (const char* folder : {"", "/home", "/tmp", "/cache"}) files::make_directories(scratch + folder);
+    worker.log_path = root_ + "/worker_" + std::to_string(number) + ".log";
+    worker.log_shown = 0;
+    std::vector<std::string> command = {BACKENDBENCH_WORKER_EXECUTABLE, "--manifest", manifest_};
+    const std::map<std::string, std::string> environment = sandbox_environment(scratch);
+    std::vector<std::string> argv = command;
+    if (sandbox_) {
+      SandboxPolicy policy;
+      policy.scratch = scratch;
+      policy.gpu = gpu;
+      policy.environment = environment;
+      policy.read_only = loaded_library_folders();
+      policy.read_only.push_back(BACKENDBENCH_WORKER_EXECUTABLE);
+      policy.read_only.push_back(manifest_);
+      for (const std::string& path : manifest_paths()) policy.read_only.push_back(path);
+      if (const auto it = environment.find("PYTHONPATH"); it != environment.end()) {
+        std::stringstream folders(it->second);
+        for (std::string folder; std::getline(folders, folder, ':');) policy.read_only.push_back(folder);
+      }
+#ifdef BACKENDBENCH_PYTHON_PACKAGE_DIR
+      policy.read_only.push_back(BACKENDBENCH_PYTHON_PACKAGE_DIR);
+#endif
+      argv = sandboxed_command(bubblewrap_, policy, command);
+    }
+    std::vector<std::string> environment_lines;
+    for (const auto& [name, value] : environment) environment_lines.push_back(name + "=" + value);
+    std::vector<char*> argv_c, env_c;
+    for (std::string& argument : argv) argv_c.push_back(argument.data());
+    argv_c.push_back(nullptr);
+    for (std::string& line : environment_lines) env_c.push_back(line.data());
+    env_c.push_back(nullptr);
+    int to_child[2], from_child[2];
+    if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) {
+      throw std::runtime_error(std::string("cannot make the kernel worker's pipes: ") + std::strerror(errno));
+    }
+    const int log = ::open(worker.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    const long memory = sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      // Only async-signal-safe calls between fork and exec: this process has threads.
+      dup2(to_child[0], 0);
+      dup2(from_child[1], 1);
+      dup2(log >= 0 ? log : 2, 2);
+      syscall(SYS_close_range, 3, ~0U, 0);  // no descriptor of the supervisor's reaches the worker
+      prctl(PR_SET_PDEATHSIG, SIGKILL);     // it dies with its supervisor
+      const rlimit files_limit{4096, 4096}, no_core{0, 0}, file_size{rlim_t{64} << 30, rlim_t{64} << 30};
+      setrlimit(RLIMIT_NOFILE, &files_limit);
+      setrlimit(RLIMIT_CORE, &no_core);
+      setrlimit(RLIMIT_FSIZE, &file_size);
+      if (!gpu && memory > 0) {
+        // CUDA reserves far more address space than it uses: only CPU workers get this limit.
+        const rlimit address_space{static_cast<rlim_t>(memory) / 4 * 3, static_cast<rlim_t>(memory) / 4 * 3};
+        setrlimit(RLIMIT_AS, &address_space);
+      }
+      const rlimit processes{4096, 4096};  // not enforced for root: the PID namespace ends them all
+      setrlimit(RLIMIT_NPROC, &processes);
+      execve(argv_c[0], argv_c.data(), sandbox_ ? environ : env_c.data());
+      const char message[] = "backendbench: cannot start the kernel worker\n";
+      (void)!::write(2, message, sizeof(message) - 1);
+      _exit(127);
+    }
+    ::close(to_child[0]);
+    ::close(from_child[1]);
+    if (log >= 0) ::close(log);
+    if (pid < 0) {
+      ::close(to_child[1]);
+      ::close(from_child[0]);
+      throw std::runtime_error(std::string("cannot start the kernel worker: ") + std::strerror(errno));
+    }
+    worker.pid = pid;
+    worker.to = to_child[1];
+    worker.from = from_child[0];
+  }
+
+  // Stops `worker`; says how it ended ("" when it was still running and was killed).
+  std::string stop(WorkerProcess& worker) {
+    if (worker.pid < 0) return "";
+    ::close(worker.to);
+    ::close(worker.from);
+    int status = 0;
+    std::string ended;
+    if (waitpid(worker.pid, &status, WNOHANG) == worker.pid) {
+      ended = describe_status(status);
+    } else {
+      // bubblewrap's PID namespace ends with it, and every process the kernel started with it.
+      kill(worker.pid, SIGKILL);
+      waitpid(worker.pid, &status, 0);
+    }
+    worker.pid = -1;
+    worker.to = worker.from = -1;
+    return ended;
+  }
+
+  // Copies what the worker printed since the last time to stderr, marked as the worker's.
+  void forward_log(WorkerProcess& worker) {
+    std::ifstream log(worker.log_path, std::ios::binary);
+    log.seekg(worker.log_shown);
+    std::string line;
+    while (std::getline(log, line)) {
+      if (!line.empty()) std::cerr << "[kernel worker] " << line << "\n";
+      worker.log_shown = log.tellg() >= 0 ? static_cast<std::streamoff>(log.tellg()) : worker.log_shown;
+    }
+  }
+
+  static std::string last_output(const WorkerProcess& worker) {
+    std::ifstream log(worker.log_path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    if (text.size() > 2000) text = "..." + text.substr(text.size() - 2000);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    return text.empty() ? "; it printed nothing" : "; its last output: " + text;
+  }
+
+  // The files a manifest names (kernel libraries, Python kernels, op library listings).
+  std::vector<std::string> manifest_paths() const {
+    std::vector<std::string> paths;
+    std::ifstream manifest(manifest_);
+    for (std::string line; std::getline(manifest, line);) {
+      std::stringstream words(line);
+      for (std::string word; words >> word;) {
+        if (!word.empty() && word[0] == '/') {
+          paths.push_back(word);
+          paths.push_back(word.substr(0, word.find_last_of('/')));
+        }
+      }
+    }
+    return paths;
+  }
+
+  std::mutex mutex_;
+  std::map<bool, WorkerProcess> workers_;
+  std::string manifest_, root_, bubblewrap_;
+  bool sandbox_ = true;
+  int64_t timeout_ms_ = -1;
+  int started_ = 0;
+};
+
+// A kernel that runs in a worker: every call crosses the process boundary.
+class WorkerBackend : public Backend {
+ public:
+  WorkerBackend(const json& entry)
+      : Backend(entry.at("backend").get<std::string>(), Kind::kKernel),
+        op_(entry.at("operator").get<std::string>()),
+        source_(entry.value("source", "")),
+        device_rule_(entry.value("device", "cpu")),
+        derived_(entry.value("derived", false)),
+        from_python_(entry.value("launches_from_python", false)) {}
+
+  c10::Device device(const Settings& settings) const override {
+    if (device_rule_ == "cuda") return c10::Device(c10::DeviceType::CUDA, 0);
+    if (device_rule_ == "reference") return reference_device(settings);
+    return c10::Device(c10::DeviceType::CPU);
+  }
+  std::string source() const override { return source_; }
+  bool is_derived() const override { return derived_; }
+  bool launches_from_python() const override { return from_python_; }
+  bool runs_in_worker() const override { return true; }
+
+  std::optional<Unusable> unusable() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!unusable_asked_) {
+      json header = request_header("unusable");
+      header["operator"] = op_;
+      header["backend"] = name();
+      try {
+        const json answer = WorkerPool::instance().request(false, header, {}, nullptr);
+        if (answer.value("unusable", false)) unusable_ = Unusable{answer.value("skip", false), answer.value("reason", "")};
+      } catch (const std::exception& error) {
+        unusable_ = Unusable{false, error.what()};
+      }
+      unusable_asked_ = true;
+    }
+    return unusable_;
+  }
+
+  Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device device) const override {
+    return call_observed(op, std::move(stack), device).outputs;
+  }
+
+  ObservedCall call_observed(const c10::OperatorHandle& op, Stack stack, c10::Device device) const override {
+    json header = request_header("call");
+    header["operator"] = op_;
+    header["backend"] = name();
+    header["schema_name"] = op.schema().name();
+    header["overload"] = op.schema().overload_name();
+    header["device"] = device.str();
+    if (!hung_.empty()) throw std::runtime_error("not run again: its kernel worker hung on an earlier case (" + hung_ + ")");
+    std::vector<char> payload;
+    json answer;
+    try {
+      answer = WorkerPool::instance().request(device.is_cuda(), header, worker::save_values(stack), &payload);
+    } catch (const WorkerHung& error) {
+      hung_ = error.what();  // every later case would wait out the same timeout
+      throw;
+    }
+    if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
+    ObservedCall observed;
+    try {
+      const std::vector<c10::IValue> values = worker::load_values(payload);
+      if (values.size() != 2 || !values[0].isTuple() || !values[1].isTuple()) {
+        throw worker::ProtocolError("a call's payload is not (inputs, outputs)");
+      }
+      const auto& after = values[0].toTupleRef().elements();
+      const auto& outputs = values[1].toTupleRef().elements();
+      // The inputs as the call left them, written into the supervisor's own tensors.
+      const std::vector<at::Tensor> mine = tensors_in(stack);
+      const std::vector<at::Tensor> theirs = tensors_in(std::vector<c10::IValue>(after.begin(), after.end()));
+      if (mine.size() != theirs.size()) throw worker::ProtocolError("a call's inputs came back with another count");
+      at::NoGradGuard no_grad;
+      for (size_t i = 0; i < mine.size(); ++i) {
+        if (!mine[i].defined() || !theirs[i].defined()) continue;
+        if (mine[i].scalar_type() != theirs[i].scalar_type() || mine[i].device() != theirs[i].device() ||
+            mine[i].layout() != at::kStrided || theirs[i].layout() != at::kStrided) {
+          throw worker::ProtocolError("a call's input " + std::to_string(i) + " came back with another dtype, device or layout");
+        }
+        at::Tensor target = mine[i];
+        target.set_(theirs[i]);
+      }
+      observed.outputs.assign(outputs.begin(), outputs.end());
+      const json same = answer.value("output_is_input", json::array());
+      for (size_t i = 0; i < observed.outputs.size() && i < same.size(); ++i) {
+        const int64_t index = same[i].is_number_integer() ? same[i].get<int64_t>() : -1;
+        if (index >= 0 && static_cast<size_t>(index) < mine.size()) observed.outputs[i] = mine[index];
+      }
+    } catch (const worker::ProtocolError& error) {
+      throw std::runtime_error(std::string("the kernel worker's answer is malformed: ") + error.what());
+    }
+    const json inside = answer.value("inside", json::object());
+    observed.inside.dispatched = inside.value("dispatched", std::vector<std::string>());
+    observed.inside.state_changes = inside.value("state_changes", std::vector<std::string>());
+    observed.inside.threads_left = inside.value("threads_left", std::vector<int>());
+    observed.inside.late_device_writes = inside.value("late_device_writes", "");
+    return observed;
+  }
+
+ private:
+  std::string op_, source_, device_rule_;
+  bool derived_, from_python_;
+  mutable std::mutex mutex_;
+  mutable bool unusable_asked_ = false;
+  mutable std::optional<Unusable> unusable_;
+  mutable std::string hung_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Worker side.
+
+std::string device_rule(const Backend& backend) {
+  Settings on_cpu, on_cuda;
+  on_cpu.device = c10::Device(c10::DeviceType::CPU);
+  on_cuda.device = c10::Device(c10::DeviceType::CUDA, 0);
+  const c10::Device a = backend.device(on_cpu), b = backend.device(on_cuda);
+  if (a != b) return "reference";
+  return a.is_cuda() ? "cuda" : "cpu";
+}
+
+const Backend& named_backend(const json& header) {
+  const Backend* backend = backends().find(header.value("operator", ""), header.value("backend", ""));
+  if (backend == nullptr || backend->kind() != Backend::Kind::kKernel) {
+    throw std::runtime_error("no kernel " + header.value("backend", "") + " of " + header.value("operator", "") + " here");
+  }
+  return *backend;
+}
+
+json answer_call(const json& header, const std::vector<char>& payload, std::vector<char>& out, bool& fatal) {
+  json answer = response_header();
+  const Backend& backend = named_backend(header);
+  const c10::OperatorHandle op =
+      c10::Dispatcher::singleton().findSchemaOrThrow(header.value("schema_name", "").c_str(), header.value("overload", "").c_str());
+  const c10::Device device(header.value("device", "cpu"));
+  std::vector<c10::IValue> inputs = worker::load_values(payload);
+  Backend::ObservedCall observed;
+  try {
+    observed = backend.call_observed(op, inputs, device);
+  } catch (const std::exception& error) {
+    answer["error"] = error.what();
+    // A CUDA error is sticky: this process cannot run another call. Answer, then end.
+    fatal = device.is_cuda() && std::string(error.what()).find("CUDA") != std::string::npos;
+    return answer;
+  }
+  const std::vector<at::Tensor> tensors = tensors_in(inputs);
+  json same = json::array();
+  for (const c10::IValue& output : observed.outputs) {
+    int64_t index = -1;
+    if (output.isTensor()) {
+      for (size_t i = 0; i < tensors.size() && index < 0; ++i) {
+        if (tensors[i].defined() && output.toTensor().is_same(tensors[i])) index = static_cast<int64_t>(i);
+      }
+    }
+    same.push_back(index);
+  }
+  answer["output_is_input"] = same;
+  answer["inside"] = {{"dispatched", observed.inside.dispatched},
+                      {"state_changes", observed.inside.state_changes},
+                      {"threads_left", observed.inside.threads_left},
+                      {"late_device_writes", observed.inside.late_device_writes}};
+  out = worker::save_values({c10::ivalue::Tuple::create(inputs), c10::ivalue::Tuple::create(observed.outputs)});
+  return answer;
+}
+
+json timing_settings(const Settings& settings) {
+  return {{"min_samples", settings.stopping.min_samples},
+          {"max_samples", settings.stopping.max_samples},
+          {"target_relative_error", settings.stopping.target_relative_error},
+          {"seconds_cap", settings.stopping.seconds_cap},
+          {"flush", settings.layout.flush == SamplingLayout::Flush::kWrite ? "write" : "read"},
+          {"flush_bytes", settings.layout.flush_bytes},
+          {"batch_pairs", settings.layout.batch_pairs}};
+}
+
+json figures_json(const Measurement& measured) {
+  const TimingFigures& f = measured.figures;
+  return {{"seconds", measured.seconds},       {"reference_us", f.reference_us},
+          {"kernel_us", f.kernel_us},          {"kernel_mean_us", f.kernel_mean_us},
+          {"speedup", f.speedup},              {"samples", f.samples},
+          {"iqr_pct", f.iqr_pct},              {"reference_iqr_pct", f.reference_iqr_pct},
+          {"launch_overhead_us", f.launch_overhead_us}, {"hidden_work_us", f.hidden_work_us},
+          {"flags", measured.flags},           {"errors", measured.errors}};
+}
+
+json answer_time(const json& header, const std::vector<char>& payload, bool& fatal) {
+  json answer = response_header();
+  const Backend& backend = named_backend(header);
+  const c10::OperatorHandle op =
+      c10::Dispatcher::singleton().findSchemaOrThrow(header.value("schema_name", "").c_str(), header.value("overload", "").c_str());
+  const c10::Device device(header.value("device", "cpu"));
+  std::vector<std::vector<c10::IValue>> value_sets;
+  for (const c10::IValue& set : worker::load_values(payload)) {
+    if (!set.isTuple()) throw std::runtime_error("a value set that is not a tuple");
+    value_sets.emplace_back(set.toTupleRef().elements().begin(), set.toTupleRef().elements().end());
+  }
+  const json t = header.value("timing", json::object());
+  StoppingRule rule;
+  rule.min_samples = t.value("min_samples", rule.min_samples);
+  rule.max_samples = t.value("max_samples", rule.max_samples);
+  rule.target_relative_error = t.value("target_relative_error", rule.target_relative_error);
+  rule.seconds_cap = t.value("seconds_cap", rule.seconds_cap);
+  SamplingLayout layout;
+  layout.flush = t.value("flush", "read") == "write" ? SamplingLayout::Flush::kWrite : SamplingLayout::Flush::kRead;
+  layout.flush_bytes = t.value("flush_bytes", layout.flush_bytes);
+  layout.batch_pairs = t.value("batch_pairs", layout.batch_pairs);
+  // One timer per device, never destroyed (see bench_main.cpp: CUDA unloads before statics).
+  static auto* timers = new std::map<std::string, std::unique_ptr<Timer>>;
+  std::unique_ptr<Timer>& timer = (*timers)[device.str()];
+  if (!timer) timer = std::make_unique<Timer>(device, rule, layout);
+  const Measurement measured = measure_case(header.value("operator", ""), op, backend, device, value_sets, *timer,
+                                            header.value("where", std::string("the case")));
+  for (const std::string& error : measured.errors) {
+    fatal = fatal || (device.is_cuda() && error.find("CUDA") != std::string::npos);
+  }
+  answer["measurement"] = figures_json(measured);
+  return answer;
+}
+
+json answer_list() {
+  json answer = response_header();
+  json kernels = json::array();
+  for (const std::string& op : backends().operators()) {
+    for (const Backend* backend : backends().for_operator(op, /*with_calibration=*/false)) {
+      if (backend->kind() != Backend::Kind::kKernel) continue;
+      kernels.push_back({{"operator", op},
+                         {"backend", backend->name()},
+                         {"source", backend->source()},
+                         {"device", device_rule(*backend)},
+                         {"derived", backend->is_derived()},
+                         {"launches_from_python", backend->launches_from_python()}});
+    }
+  }
+  answer["kernels"] = kernels;
+  return answer;
+}
+
+}  // namespace
+
+bool kernels_in_workers() { return g_kernels_in_workers; }
+
+Measurement measure_in_worker(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
+                              c10::Device device, const std::vector<std::vector<c10::IValue>>& value_sets,
+                              const Settings& settings) {
+  json header = request_header("time");
+  header["operator"] = op_display;
+  header["backend"] = backend.name();
+  header["schema_name"] = handle.schema().name();
+  header["overload"] = handle.schema().overload_name();
+  header["device"] = device.str();
+  header["timing"] = timing_settings(settings);
+  std::vector<c10::IValue> sets;
+  for (const auto& set : value_sets) sets.push_back(c10::ivalue::Tuple::create(set));
+  const std::vector<char> payload = worker::save_values(sets);
+  const auto started = std::chrono::steady_clock::now();
+  const json answer = WorkerPool::instance().request(device.is_cuda(), header, payload, nullptr);
+  const double observed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
+  Measurement measured;
+  try {
+    const json m = answer.at("measurement");
+    TimingFigures& f = measured.figures;
+    measured.seconds = m.at("seconds").get<double>();
+    f.reference_us = m.at("reference_us").get<double>();
+    f.kernel_us = m.at("kernel_us").get<double>();
+    f.kernel_mean_us = m.at("kernel_mean_us").get<double>();
+    f.speedup = m.at("speedup").get<double>();
+    f.samples = m.at("samples").get<int>();
+    f.iqr_pct = m.at("iqr_pct").get<double>();
+    f.reference_iqr_pct = m.at("reference_iqr_pct").get<double>();
+    f.launch_overhead_us = m.at("launch_overhead_us").get<double>();
+    f.hidden_work_us = m.at("hidden_work_us").get<double>();
+    measured.flags = m.at("flags").get<std::vector<std::string>>();
+    measured.errors = m.at("errors").get<std::vector<std::string>>();
+    for (const double value : {measured.seconds, f.reference_us, f.kernel_us, f.speedup}) {
+      if (!std::isfinite(value) || value < 0) throw std::runtime_error("a figure that is not a finite number of at least 0");
+    }
+    if (f.samples < 0) throw std::runtime_error("a negative sample count");
+    if (std::abs(measured.seconds * 1e6 - f.kernel_us) > 1e-6 * std::max(1.0, f.kernel_us)) {
+      throw std::runtime_error("its kernel median and its seconds disagree");
+    }
+  } catch (const std::exception& error) {
+    throw std::runtime_error(std::string("the kernel worker's timing answer is malformed: ") + error.what());
+  }
+  // The bound from outside: at least half the samples lie at or above each median, and the
+  // samples ran one after another inside this request.
+  const TimingFigures& f = measured.figures;
+  const double claimed = f.samples / 2.0 * (f.reference_us + f.kernel_us) / 1e6;
+  if (measured.errors.empty() && claimed > observed) {
+    measured.flags.push_back("timing_disagrees");
+    measured.errors.push_back(backend.name() + " (" + backend.source() + "): the timing its worker reported (" +
+                              std::to_string(f.samples) + " samples, reference median " + std::to_string(f.reference_us) +
+                              " us, kernel median " + std::to_string(f.kernel_us) + " us: at least " +
+                              std::to_string(claimed) + " s) disagrees with the " + std::to_string(observed) +
+                              " s the supervisor observed for the whole measurement");
+  }
+  return measured;
+}
+
+void start_kernel_workers(const std::string& manifest, const Settings& settings) {
+  WorkerPool& pool = WorkerPool::instance();
+  pool.configure(manifest, settings);
+  const json answer = pool.request(false, request_header("list"), {}, nullptr);
+  if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
+  for (const json& entry : answer.value("kernels", json::array())) {
+    try {
+      backends().add(entry.at("operator").get<std::string>(), std::make_unique<WorkerBackend>(entry));
+    } catch (const json::exception& error) {
+      throw std::runtime_error(std::string("the kernel worker listed a malformed kernel: ") + error.what());
+    }
+  }
+  g_kernels_in_workers = true;
+}
+
+int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error) {
+  // The threads libtorch starts on first use of large work (the intra-op pool, OpenMP's) are
+  // started before any kernel runs: they are not threads a kernel left behind.
+  {
+    at::Tensor warm = at::rand({int64_t{1} << 22});
+    warm = at::maximum(warm.relu(), at::zeros({}, warm.options())) + warm;
+    (void)warm.sum().item<float>();
+  }
+  for (;;) {
+    std::optional<worker::Message> request;
+    try {
+      request = worker::read_message(in_fd, -1);
+    } catch (const std::exception& error) {
+      std::cerr << "backendbench-worker: " << error.what() << "\n";
+      return 2;
+    }
+    if (!request) return 0;
+    const json header = json::parse(request->header, nullptr, /*allow_exceptions=*/false);
+    json answer = response_header();
+    std::vector<char> payload;
+    bool fatal = false;
+    try {
+      if (!header.is_object() || header.value("schema", "") != worker::kRequestSchema ||
+          header.value("version", 0) != worker::kProtocolVersion) {
+        throw std::runtime_error("not a version " + std::to_string(worker::kProtocolVersion) + " worker request");
+      }
+      const std::string kind = header.value("kind", "");
+      if (!load_error.empty()) {
+        answer["error"] = load_error;
+      } else if (kind == "list") {
+        answer = answer_list();
+      } else if (kind == "unusable") {
+        const std::optional<Backend::Unusable> unusable = named_backend(header).unusable();
+        answer["unusable"] = unusable.has_value();
+        if (unusable) answer["skip"] = unusable->skip, answer["reason"] = unusable->reason;
+      } else if (kind == "call") {
+        answer = answer_call(header, request->payload, payload, fatal);
+      } else if (kind == "time") {
+        answer = answer_time(header, request->payload, fatal);
+      } else {
+        throw std::runtime_error("unknown request kind '" + kind + "'");
+      }
+    } catch (const std::exception& error) {
+      answer = response_header();
+      answer["error"] = error.what();
+    }
+    worker::write_message(out_fd, {answer.dump(-1, ' ', false, json::error_handler_t::replace), payload});
+    if (fatal) return 3;
+  }
+}
+
+}  // namespace backendbench
