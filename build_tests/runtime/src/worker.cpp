@@ -407,6 +407,24 @@ const Backend& named_backend(const json& header) {
   return *backend;
 }
 
+// Loaded tensors share storages that cannot grow (an out= argument a kernel resizes must): each
+// storage is copied once into one that can, and every tensor on it moved over, aliases kept.
+void make_storages_resizable(std::vector<c10::IValue>& values) {
+  std::map<const void*, at::Tensor> copies;
+  at::NoGradGuard no_grad;
+  for (at::Tensor tensor : tensors_in(values)) {
+    if (!tensor.defined() || tensor.layout() != at::kStrided || tensor.storage().resizable()) continue;
+    const c10::Storage& storage = tensor.storage();
+    at::Tensor& copy = copies[storage.unsafeGetStorageImpl()];
+    if (!copy.defined()) {
+      const at::Tensor bytes = at::empty({0}, tensor.options().dtype(at::kByte))
+                                   .set_(storage, 0, {static_cast<int64_t>(storage.nbytes())}, {1});
+      copy = bytes.clone();
+    }
+    tensor.set_(copy.storage(), tensor.storage_offset(), tensor.sizes(), tensor.strides());
+  }
+}
+
 json answer_call(const json& header, const std::vector<char>& payload, std::vector<char>& out, bool& fatal) {
   json answer = response_header();
   const Backend& backend = named_backend(header);
@@ -414,6 +432,7 @@ json answer_call(const json& header, const std::vector<char>& payload, std::vect
       c10::Dispatcher::singleton().findSchemaOrThrow(header.value("schema_name", "").c_str(), header.value("overload", "").c_str());
   const c10::Device device(header.value("device", "cpu"));
   std::vector<c10::IValue> inputs = worker::load_values(payload);
+  make_storages_resizable(inputs);
   Backend::ObservedCall observed;
   try {
     observed = backend.call_observed(op, inputs, device);
@@ -473,6 +492,7 @@ json answer_time(const json& header, const std::vector<char>& payload, bool& fat
   for (const c10::IValue& set : worker::load_values(payload)) {
     if (!set.isTuple()) throw std::runtime_error("a value set that is not a tuple");
     value_sets.emplace_back(set.toTupleRef().elements().begin(), set.toTupleRef().elements().end());
+    make_storages_resizable(value_sets.back());
   }
   const json t = header.value("timing", json::object());
   StoppingRule rule;
