@@ -118,7 +118,10 @@ std::vector<std::string> sandboxed_command(const std::string& bubblewrap, const 
     if (!exists(folder)) continue;
     bool under_hidden = false;
     for (const std::string& other : hidden) under_hidden = under_hidden || (other != folder && is_under(folder, other));
-    if (!under_hidden) argv.insert(argv.end(), {"--tmpfs", folder});
+    // Sized, so that writing there cannot fill the machine's memory: /tmp holds the scratch,
+    // the others only the mount points of what is bound back.
+    const int64_t size = folder == "/tmp" ? policy.scratch_bytes : int64_t{1} << 20;
+    if (!under_hidden) argv.insert(argv.end(), {"--size", std::to_string(size), "--tmpfs", folder});
   }
   // What must stay readable under a hidden folder, bound back read-only (outside every hidden
   // folder it is readable already).
@@ -126,14 +129,16 @@ std::vector<std::string> sandboxed_command(const std::string& bubblewrap, const 
   std::vector<std::string> read_only = policy.read_only;
   std::sort(read_only.begin(), read_only.end());
   for (const std::string& path : read_only) {
-    if (path.empty() || path[0] != '/' || !exists(path) || is_under(path, policy.scratch)) continue;
+    if (path.empty() || path[0] != '/' || !exists(path)) continue;
     const bool hidden_here = std::any_of(hidden.begin(), hidden.end(), [&](const std::string& folder) { return is_under(path, folder); });
     const bool covered = std::any_of(bound.begin(), bound.end(), [&](const std::string& folder) { return is_under(path, folder); });
     if (!hidden_here || covered) continue;
     argv.insert(argv.end(), {"--ro-bind", path, path});
     bound.insert(path);
   }
-  argv.insert(argv.end(), {"--bind", policy.scratch, policy.scratch});
+  for (const char* folder : {"", "/home", "/tmp", "/cache"}) {
+    argv.insert(argv.end(), {"--dir", std::string(SandboxPolicy::kScratch) + folder});
+  }
   if (policy.gpu) {
     for (const std::string& name : [] {
            std::vector<std::string> names;
@@ -151,7 +156,7 @@ std::vector<std::string> sandboxed_command(const std::string& bubblewrap, const 
   argv.push_back("--clearenv");
   for (const auto& [name, value] : policy.environment) argv.insert(argv.end(), {"--setenv", name, value});
   argv.push_back("--chdir");
-  argv.push_back(policy.scratch);
+  argv.push_back(SandboxPolicy::kScratch);
   argv.push_back("--");
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;

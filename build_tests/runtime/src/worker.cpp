@@ -18,6 +18,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <nlohmann/json.hpp>
 
@@ -28,8 +29,6 @@
 #include "backendbench/tensor_values.h"
 #include "backendbench/timing.h"
 #include "backendbench/worker_protocol.h"
-
-extern char** environ;
 
 namespace backendbench {
 namespace {
@@ -42,10 +41,20 @@ json request_header(const std::string& kind) {
 
 json response_header() { return {{"schema", worker::kResponseSchema}, {"version", worker::kProtocolVersion}}; }
 
+// A request about one call of one backend on one operator: call and time share it.
+json call_request(const std::string& kind, const std::string& op_display, const std::string& backend,
+                  const c10::OperatorHandle& handle, c10::Device device) {
+  json header = request_header(kind);
+  header["operator"] = op_display;
+  header["backend"] = backend;
+  header["schema_name"] = handle.schema().name();
+  header["overload"] = handle.schema().overload_name();
+  header["device"] = device.str();
+  return header;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Supervisor side.
-
-bool g_kernels_in_workers = false;
 
 // A worker that did not answer within the case timeout.
 class WorkerHung : public std::runtime_error {
@@ -58,18 +67,22 @@ struct WorkerProcess {
   pid_t pid = -1;
   int to = -1, from = -1;
   std::string log_path;
-  std::streamoff log_shown = 0;
+  int log = -1;  // the log, open for reading: what the worker printed since the last request
 };
 
+// Bytes of a worker's output forwarded per request; the rest is counted, not printed.
+constexpr size_t kForwardedOutputBytes = 64 << 10;
+
+std::string died_of(int signal_number) {
+  const SignalText signal = signal_text(signal_number);
+  return std::string("died of ") + signal.prefix + signal.name + " (" + signal.description + ")";
+}
+
 std::string describe_status(int status) {
-  if (WIFSIGNALED(status)) {
-    const SignalText signal = signal_text(WTERMSIG(status));
-    return std::string("died of ") + signal.prefix + signal.name + " (" + signal.description + ")";
-  }
+  if (WIFSIGNALED(status)) return died_of(WTERMSIG(status));
   // bubblewrap, the sandbox's first process, passes on a signal that ended the worker as 128 + it.
   if (WIFEXITED(status) && WEXITSTATUS(status) > 128 && WEXITSTATUS(status) < 128 + 65) {
-    const SignalText signal = signal_text(WEXITSTATUS(status) - 128);
-    return std::string("died of ") + signal.prefix + signal.name + " (" + signal.description + ")";
+    return died_of(WEXITSTATUS(status) - 128);
   }
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended";
@@ -92,6 +105,15 @@ class WorkerPool {
     // The workers' scratch folders and logs go with this process.
     static std::string* root = new std::string(root_);
     std::atexit([] { files::remove_tree(*root); });
+    // Which backends are op libraries is read here, from the manifest the build wrote, never
+    // from a worker: only an op library may be skipped as unable to run on this machine.
+    op_libraries_.clear();
+    std::ifstream lines(manifest_);
+    for (std::string line; std::getline(lines, line);) {
+      std::stringstream words(line);
+      std::string kind, name;
+      if (words >> kind >> name && kind == "op-library") op_libraries_.insert(name);
+    }
     if (sandbox_) {
       const std::optional<std::string> found = bubblewrap_executable();
       if (!found) {
@@ -138,21 +160,23 @@ class WorkerPool {
     throw std::runtime_error(message);
   }
 
-  bool sandboxed() const { return sandbox_; }
+  bool is_op_library(const std::string& backend) const { return op_libraries_.count(backend) > 0; }
 
  private:
   void start(WorkerProcess& worker, bool gpu) {
     const int number = ++started_;
-    const std::string scratch = root_ + "/scratch_" + std::to_string(number);
-    for (const char* folder : {"", "/home", "/tmp", "/cache"}) files::make_directories(scratch + folder);
+    // A sandboxed worker's scratch is a memory file system inside its sandbox; an unsandboxed
+    // one's, a folder of this process's.
+    const std::string scratch = sandbox_ ? SandboxPolicy::kScratch : root_ + "/scratch_" + std::to_string(number);
+    if (!sandbox_) {
+      for (const char* folder : {"", "/home", "/tmp", "/cache"}) files::make_directories(scratch + folder);
+    }
     worker.log_path = root_ + "/worker_" + std::to_string(number) + ".log";
-    worker.log_shown = 0;
     std::vector<std::string> command = {BACKENDBENCH_WORKER_EXECUTABLE, "--manifest", manifest_};
     const std::map<std::string, std::string> environment = sandbox_environment(scratch);
     std::vector<std::string> argv = command;
     if (sandbox_) {
       SandboxPolicy policy;
-      policy.scratch = scratch;
       policy.gpu = gpu;
       policy.environment = environment;
       policy.read_only = loaded_library_folders();
@@ -180,6 +204,7 @@ class WorkerPool {
       throw std::runtime_error(std::string("cannot make the kernel worker's pipes: ") + std::strerror(errno));
     }
     const int log = ::open(worker.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    worker.log = ::open(worker.log_path.c_str(), O_RDONLY | O_CLOEXEC);
     const long memory = sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
     const pid_t pid = fork();
     if (pid == 0) {
@@ -189,7 +214,7 @@ class WorkerPool {
       dup2(log >= 0 ? log : 2, 2);
       syscall(SYS_close_range, 3, ~0U, 0);  // no descriptor of the supervisor's reaches the worker
       prctl(PR_SET_PDEATHSIG, SIGKILL);     // it dies with its supervisor
-      const rlimit files_limit{4096, 4096}, no_core{0, 0}, file_size{rlim_t{64} << 30, rlim_t{64} << 30};
+      const rlimit files_limit{4096, 4096}, no_core{0, 0}, file_size{rlim_t{1} << 30, rlim_t{1} << 30};
       setrlimit(RLIMIT_NOFILE, &files_limit);
       setrlimit(RLIMIT_CORE, &no_core);
       setrlimit(RLIMIT_FSIZE, &file_size);
@@ -200,7 +225,7 @@ class WorkerPool {
       }
       const rlimit processes{4096, 4096};  // not enforced for root: the PID namespace ends them all
       setrlimit(RLIMIT_NPROC, &processes);
-      execve(argv_c[0], argv_c.data(), sandbox_ ? environ : env_c.data());
+      execve(argv_c[0], argv_c.data(), env_c.data());
       const char message[] = "backendbench: cannot start the kernel worker\n";
       (void)!::write(2, message, sizeof(message) - 1);
       _exit(127);
@@ -223,6 +248,8 @@ class WorkerPool {
     if (worker.pid < 0) return "";
     ::close(worker.to);
     ::close(worker.from);
+    if (worker.log >= 0) ::close(worker.log);
+    worker.log = -1;
     int status = 0;
     std::string ended;
     if (waitpid(worker.pid, &status, WNOHANG) == worker.pid) {
@@ -237,15 +264,23 @@ class WorkerPool {
     return ended;
   }
 
-  // Copies what the worker printed since the last time to stderr, marked as the worker's.
+  // Copies what the worker printed since the last request to stderr, each line marked as the
+  // worker's; past kForwardedOutputBytes per request, only how much more it printed.
   void forward_log(WorkerProcess& worker) {
-    std::ifstream log(worker.log_path, std::ios::binary);
-    log.seekg(worker.log_shown);
-    std::string line;
-    while (std::getline(log, line)) {
-      if (!line.empty()) std::cerr << "[kernel worker] " << line << "\n";
-      worker.log_shown = log.tellg() >= 0 ? static_cast<std::streamoff>(log.tellg()) : worker.log_shown;
+    if (worker.log < 0) return;
+    std::string text;
+    size_t more = 0;
+    char buffer[1 << 14];
+    for (ssize_t got; (got = ::read(worker.log, buffer, sizeof(buffer))) > 0;) {
+      const size_t kept = std::min(static_cast<size_t>(got), kForwardedOutputBytes - std::min(kForwardedOutputBytes, text.size()));
+      text.append(buffer, kept);
+      more += static_cast<size_t>(got) - kept;
     }
+    std::stringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.empty()) std::cerr << "[kernel worker] " << line << "\n";
+    }
+    if (more > 0) std::cerr << "[kernel worker] ... " << more << " more bytes of output not shown\n";
   }
 
   static std::string last_output(const WorkerProcess& worker) {
@@ -274,6 +309,7 @@ class WorkerPool {
 
   std::mutex mutex_;
   std::map<bool, WorkerProcess> workers_;
+  std::set<std::string> op_libraries_;
   std::string manifest_, root_, bubblewrap_;
   bool sandbox_ = true;
   int64_t timeout_ms_ = -1;
@@ -309,7 +345,12 @@ class WorkerBackend : public Backend {
       header["backend"] = name();
       try {
         const json answer = WorkerPool::instance().request(false, header, {}, nullptr);
-        if (answer.value("unusable", false)) unusable_ = Unusable{answer.value("skip", false), answer.value("reason", "")};
+        if (answer.value("unusable", false)) {
+          // A kernel that cannot run fails; only an op library (named so by the manifest, not by
+          // its worker) is skipped where it cannot run: a worker's "skip" cannot hide a kernel.
+          const bool skip = answer.value("skip", false) && WorkerPool::instance().is_op_library(name());
+          unusable_ = Unusable{skip, answer.value("reason", std::string("its worker gave no reason"))};
+        }
       } catch (const std::exception& error) {
         unusable_ = Unusable{false, error.what()};
       }
@@ -323,12 +364,7 @@ class WorkerBackend : public Backend {
   }
 
   ObservedCall call_observed(const c10::OperatorHandle& op, Stack stack, c10::Device device) const override {
-    json header = request_header("call");
-    header["operator"] = op_;
-    header["backend"] = name();
-    header["schema_name"] = op.schema().name();
-    header["overload"] = op.schema().overload_name();
-    header["device"] = device.str();
+    const json header = call_request("call", op_, name(), op, device);
     if (!hung_.empty()) throw std::runtime_error("not run again: its kernel worker hung on an earlier case (" + hung_ + ")");
     std::vector<char> payload;
     json answer;
@@ -425,12 +461,23 @@ void make_storages_resizable(std::vector<c10::IValue>& values) {
   }
 }
 
+// What a call or time request names: the backend, the operator's handle, the device.
+struct CallTarget {
+  const Backend& backend;
+  c10::OperatorHandle op;
+  c10::Device device;
+};
+
+CallTarget call_target(const json& header) {
+  return {named_backend(header),
+          c10::Dispatcher::singleton().findSchemaOrThrow(header.value("schema_name", "").c_str(),
+                                                         header.value("overload", "").c_str()),
+          c10::Device(header.value("device", "cpu"))};
+}
+
 json answer_call(const json& header, const std::vector<char>& payload, std::vector<char>& out, bool& fatal) {
   json answer = response_header();
-  const Backend& backend = named_backend(header);
-  const c10::OperatorHandle op =
-      c10::Dispatcher::singleton().findSchemaOrThrow(header.value("schema_name", "").c_str(), header.value("overload", "").c_str());
-  const c10::Device device(header.value("device", "cpu"));
+  const auto [backend, op, device] = call_target(header);
   std::vector<c10::IValue> inputs = worker::load_values(payload);
   make_storages_resizable(inputs);
   Backend::ObservedCall observed;
@@ -474,7 +521,7 @@ json timing_settings(const Settings& settings) {
 
 json figures_json(const Measurement& measured) {
   const TimingFigures& f = measured.figures;
-  return {{"seconds", measured.seconds},       {"reference_us", f.reference_us},
+  return {{"reference_us", f.reference_us},
           {"kernel_us", f.kernel_us},          {"kernel_mean_us", f.kernel_mean_us},
           {"speedup", f.speedup},              {"samples", f.samples},
           {"iqr_pct", f.iqr_pct},              {"reference_iqr_pct", f.reference_iqr_pct},
@@ -484,10 +531,7 @@ json figures_json(const Measurement& measured) {
 
 json answer_time(const json& header, const std::vector<char>& payload, bool& fatal) {
   json answer = response_header();
-  const Backend& backend = named_backend(header);
-  const c10::OperatorHandle op =
-      c10::Dispatcher::singleton().findSchemaOrThrow(header.value("schema_name", "").c_str(), header.value("overload", "").c_str());
-  const c10::Device device(header.value("device", "cpu"));
+  const auto [backend, op, device] = call_target(header);
   std::vector<std::vector<c10::IValue>> value_sets;
   for (const c10::IValue& set : worker::load_values(payload)) {
     if (!set.isTuple()) throw std::runtime_error("a value set that is not a tuple");
@@ -537,18 +581,12 @@ json answer_list() {
 
 }  // namespace
 
-bool kernels_in_workers() { return g_kernels_in_workers; }
-
 Measurement measure_in_worker(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
                               c10::Device device, const std::vector<std::vector<c10::IValue>>& value_sets,
-                              const Settings& settings) {
-  json header = request_header("time");
-  header["operator"] = op_display;
-  header["backend"] = backend.name();
-  header["schema_name"] = handle.schema().name();
-  header["overload"] = handle.schema().overload_name();
-  header["device"] = device.str();
+                              const Settings& settings, Timer& timer, const std::string& where) {
+  json header = call_request("time", op_display, backend.name(), handle, device);
   header["timing"] = timing_settings(settings);
+  header["where"] = where;
   std::vector<c10::IValue> sets;
   for (const auto& set : value_sets) sets.push_back(c10::ivalue::Tuple::create(set));
   const std::vector<char> payload = worker::save_values(sets);
@@ -560,7 +598,6 @@ Measurement measure_in_worker(const std::string& op_display, const c10::Operator
   try {
     const json m = answer.at("measurement");
     TimingFigures& f = measured.figures;
-    measured.seconds = m.at("seconds").get<double>();
     f.reference_us = m.at("reference_us").get<double>();
     f.kernel_us = m.at("kernel_us").get<double>();
     f.kernel_mean_us = m.at("kernel_mean_us").get<double>();
@@ -572,13 +609,10 @@ Measurement measure_in_worker(const std::string& op_display, const c10::Operator
     f.hidden_work_us = m.at("hidden_work_us").get<double>();
     measured.flags = m.at("flags").get<std::vector<std::string>>();
     measured.errors = m.at("errors").get<std::vector<std::string>>();
-    for (const double value : {measured.seconds, f.reference_us, f.kernel_us, f.speedup}) {
+    for (const double value : {f.reference_us, f.kernel_us, f.speedup}) {
       if (!std::isfinite(value) || value < 0) throw std::runtime_error("a figure that is not a finite number of at least 0");
     }
     if (f.samples < 0) throw std::runtime_error("a negative sample count");
-    if (std::abs(measured.seconds * 1e6 - f.kernel_us) > 1e-6 * std::max(1.0, f.kernel_us)) {
-      throw std::runtime_error("its kernel median and its seconds disagree");
-    }
   } catch (const std::exception& error) {
     throw std::runtime_error(std::string("the kernel worker's timing answer is malformed: ") + error.what());
   }
@@ -594,6 +628,22 @@ Measurement measure_in_worker(const std::string& op_display, const c10::Operator
                               std::to_string(claimed) + " s) disagrees with the " + std::to_string(observed) +
                               " s the supervisor observed for the whole measurement");
   }
+  // The reference as the worker timed it runs in the kernel's process, where a kernel can slow
+  // it (a slower aten kernel registered at load, say) to inflate its own speedup. This process
+  // times the reference itself; the worker's may not be more than kReferenceAgreement times
+  // slower (plus kReferenceSlackUs of noise on tiny calls).
+  if (measured.errors.empty()) {
+    const Measurement own =
+        measure_case(op_display, handle, backends().reference(), device, {value_sets.at(0)}, timer, where);
+    const double allowed = kReferenceAgreement * own.figures.kernel_us + kReferenceSlackUs;
+    if (own.errors.empty() && f.reference_us > allowed) {
+      measured.flags.push_back("timing_disagrees");
+      measured.errors.push_back(backend.name() + " (" + backend.source() + "): its worker timed the reference at " +
+                                std::to_string(f.reference_us) + " us, more than " + std::to_string(kReferenceAgreement) +
+                                "x the " + std::to_string(own.figures.kernel_us) +
+                                " us the supervisor measured; a reference slowed in the kernel's process does not make a speedup");
+    }
+  }
   return measured;
 }
 
@@ -603,13 +653,22 @@ void start_kernel_workers(const std::string& manifest, const Settings& settings)
   const json answer = pool.request(false, request_header("list"), {}, nullptr);
   if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
   for (const json& entry : answer.value("kernels", json::array())) {
+    // The listing is the worker's word: each name must be a kernel's (impl<N>) or an op
+    // library's the manifest names, never the reference's or an instrument's.
+    const std::string name = entry.is_object() ? entry.value("backend", "") : "";
+    const bool kernel_name = name.size() > 4 && name.rfind("impl", 0) == 0 &&
+                             name.find_first_not_of("0123456789", 4) == std::string::npos;
+    const std::string device = entry.is_object() ? entry.value("device", "") : "";
+    if (!(kernel_name || pool.is_op_library(name)) || (device != "cpu" && device != "cuda" && device != "reference")) {
+      throw std::runtime_error("the kernel worker listed a kernel named '" + name + "' on device '" + device +
+                               "'; expected impl<N> or an op library of the manifest, on cpu, cuda or reference");
+    }
     try {
       backends().add(entry.at("operator").get<std::string>(), std::make_unique<WorkerBackend>(entry));
     } catch (const json::exception& error) {
       throw std::runtime_error(std::string("the kernel worker listed a malformed kernel: ") + error.what());
     }
   }
-  g_kernels_in_workers = true;
 }
 
 int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error) {

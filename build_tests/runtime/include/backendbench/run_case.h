@@ -29,8 +29,7 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
 // What timing measured where the backend runs, before the roofline: the figures (no roofline
 // fields), the flags it raised (wrong_when_timed, speedup_review, hidden_work) and its errors.
 struct Measurement {
-  TimingFigures figures;
-  double seconds = 0;  // the backend's median
+  TimingFigures figures;  // kernel_us: the backend's median
   std::vector<std::string> flags, errors;
 };
 // Times `backend` against the reference on `value_sets` (the case's draws; the first is the
@@ -40,7 +39,8 @@ Measurement measure_case(const std::string& op_display, const c10::OperatorHandl
 
 // A flag that makes a timed case count as failed in the scores (speedup 1.0, operator
 // incorrect): `suspect` (faster than the hardware allows), `hidden_work` (work outside the
-// timed stream), `wrong_when_timed` (right when checked, wrong when timed).
+// timed stream), `wrong_when_timed` (right when checked, wrong when timed), `timing_disagrees`
+// (a kernel worker's figures disagree with what the supervisor observed, worker.h).
 bool is_disqualifying_flag(const std::string& flag);
 
 }  // namespace backendbench

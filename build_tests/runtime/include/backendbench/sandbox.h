@@ -5,14 +5,16 @@
 //   - no network (its own network namespace), its own PID, IPC and UTS namespaces, no
 //     capabilities, user nobody (65534);
 //   - the file system read-only; /tmp, /var/tmp, /root, /home, /run, /mnt, /media and $HOME
-//     hidden (empty), except the folders it must read (the libraries this process loaded, the
-//     Python installation they belong to, the kernel libraries and sources) bound back read-only;
-//     one writable folder, its scratch;
+//     hidden (empty, tiny), except the folders it must read (the libraries this process loaded,
+//     the Python installation they belong to, the kernel libraries and sources) bound back
+//     read-only; one writable folder, its scratch, on a memory file system of a fixed size inside
+//     the sandbox (nothing it writes reaches the host's disks, and it is gone when it ends);
 //   - the GPU device files only when it runs CUDA work;
 //   - it dies with the process that started it (--die-with-parent); limits on memory, open
 //     files, file size and core dumps are set by the launcher (worker.h) before it starts.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -22,7 +24,9 @@
 namespace backendbench {
 
 struct SandboxPolicy {
-  std::string scratch;                     // the one writable folder (created by the caller)
+  // The one writable folder, inside the sandbox (under its own /tmp, made by bubblewrap).
+  static constexpr const char* kScratch = "/tmp/backendbench_scratch";
+  int64_t scratch_bytes = int64_t{2} << 30;
   std::vector<std::string> read_only;      // folders or files to keep visible, read-only
   bool gpu = false;                        // bind the GPU device files (/dev/nvidia*)
   std::map<std::string, std::string> environment;  // the whole environment inside

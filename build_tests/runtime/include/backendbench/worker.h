@@ -36,12 +36,13 @@ int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error);
 // where the kernel runs), then bounds what it reports by what this process observes: the
 // samples it reports cannot add up to more time than the request took (half the samples at the
 // median or above: samples/2 × (reference + kernel median) ≤ the wall time seen here), else the
-// measurement fails with that reason. The roofline (time_case) bounds it from below.
+// measurement fails with that reason; and the reference time the worker reports may be at most
+// kReferenceAgreement times (plus kReferenceSlackUs) what this process measures of the
+// reference itself with `timer`. The roofline (time_case) bounds the kernel time from below.
+inline constexpr double kReferenceAgreement = 2.0;
+inline constexpr double kReferenceSlackUs = 2.0;
 Measurement measure_in_worker(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
                               c10::Device device, const std::vector<std::vector<c10::IValue>>& value_sets,
-                              const Settings& settings);
-
-// Whether kernels of this process run in workers (start_kernel_workers was called).
-bool kernels_in_workers();
+                              const Settings& settings, Timer& timer, const std::string& where);
 
 }  // namespace backendbench

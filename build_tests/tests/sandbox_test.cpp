@@ -1,0 +1,82 @@
+// The sandbox's environment and command line (sandbox.h): what a kernel worker is given.
+#include "backendbench/sandbox.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+namespace backendbench {
+namespace {
+
+TEST(Sandbox, OnlyAllowlistedVariablesPass) {
+  const std::map<std::string, std::string> outside = {
+      {"PATH", "/usr/bin"}, {"OMP_NUM_THREADS", "2"}, {"ANTHROPIC_API_KEY", "sk-ant-secret"},
+      {"OPENAI_API_KEY", "sk-secret"}, {"AWS_SECRET_ACCESS_KEY", "aws"}, {"GITHUB_TOKEN", "ghp"},
+      {"HOME", "/home/someone"}, {"SSH_AUTH_SOCK", "/run/agent"}};
+  const auto lookup = [&](const char* name) -> const char* {
+    const auto found = outside.find(name);
+    return found == outside.end() ? nullptr : found->second.c_str();
+  };
+  const std::map<std::string, std::string> inside = sandbox_environment("/scratch", lookup);
+  EXPECT_EQ(inside.at("PATH"), "/usr/bin");
+  EXPECT_EQ(inside.at("OMP_NUM_THREADS"), "2");
+  EXPECT_EQ(inside.at("HOME"), "/scratch/home");
+  EXPECT_EQ(inside.at("TMPDIR"), "/scratch/tmp");
+  for (const auto& [name, value] : inside) {
+    EXPECT_EQ(value.find("secret"), std::string::npos) << name;
+    EXPECT_TRUE(name != "ANTHROPIC_API_KEY" && name != "GITHUB_TOKEN" && name != "SSH_AUTH_SOCK") << name;
+  }
+}
+
+TEST(Sandbox, SecretShapedNamesAreRefusedEvenIfListed) {
+  EXPECT_TRUE(environment_variable_allowed("PATH"));
+  EXPECT_FALSE(environment_variable_allowed("ANTHROPIC_API_KEY"));
+  EXPECT_FALSE(environment_variable_allowed("HF_TOKEN"));
+  EXPECT_FALSE(environment_variable_allowed("MY_PASSWORD"));
+}
+
+// The value following `flag` at each of its places in `argv`.
+std::vector<std::string> values_of(const std::vector<std::string>& argv, const std::string& flag) {
+  std::vector<std::string> values;
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == flag) values.push_back(argv[i + 1]);
+  }
+  return values;
+}
+
+TEST(Sandbox, TheCommandIsolatesAndHidesHome) {
+  SandboxPolicy policy;
+  policy.environment = {{"PATH", "/usr/bin"}};
+  policy.read_only = {"/usr/lib"};
+  const std::vector<std::string> argv = sandboxed_command("/usr/bin/bwrap", policy, {"/bin/worker", "--manifest", "m"});
+  auto has = [&](const char* flag) { return std::find(argv.begin(), argv.end(), flag) != argv.end(); };
+  for (const char* flag : {"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv"}) {
+    EXPECT_TRUE(has(flag)) << flag;
+  }
+  EXPECT_EQ(values_of(argv, "--cap-drop"), std::vector<std::string>{"ALL"});
+  EXPECT_EQ(values_of(argv, "--uid"), std::vector<std::string>{"65534"});
+  const std::vector<std::string> hidden = values_of(argv, "--tmpfs");
+  EXPECT_NE(std::find(hidden.begin(), hidden.end(), "/tmp"), hidden.end());
+  EXPECT_NE(std::find(hidden.begin(), hidden.end(), "/root"), hidden.end());
+  // The root file system is bound read-only, never writable; no GPU device without `gpu`.
+  EXPECT_TRUE(values_of(argv, "--bind").empty());
+  EXPECT_TRUE(values_of(argv, "--dev-bind").empty());
+  // /usr/lib is not under a hidden folder: readable already, not bound again.
+  const std::vector<std::string> bound = values_of(argv, "--ro-bind");
+  EXPECT_EQ(std::count(bound.begin(), bound.end(), "/usr/lib"), 0);
+  EXPECT_EQ(values_of(argv, "--chdir"), std::vector<std::string>{SandboxPolicy::kScratch});
+  EXPECT_EQ(std::vector<std::string>(argv.end() - 4, argv.end()), (std::vector<std::string>{"--", "/bin/worker", "--manifest", "m"}));
+  EXPECT_EQ(values_of(argv, "--setenv"), std::vector<std::string>{"PATH"});
+}
+
+TEST(Sandbox, FoldersUnderAHiddenOneAreBoundBackReadOnly) {
+  SandboxPolicy policy;
+  policy.read_only = {"/root", "/tmp"};  // exist on every machine this runs on
+  const std::vector<std::string> bound = values_of(sandboxed_command("bwrap", policy, {"w"}), "--ro-bind");
+  EXPECT_NE(std::find(bound.begin(), bound.end(), "/root"), bound.end());
+}
+
+}  // namespace
+}  // namespace backendbench
