@@ -185,6 +185,28 @@ def workflow():
     check(passed and all(r["is_correct"] for r in passed), "the kernel that compiles still ran and passed")
     python_kernel = [r for r in json.load(open(os.path.join(new_results, "full_results.json"))) if r["backend"] == "impl5"]
     check(python_kernel and all(r["is_correct"] for r in python_kernel), "the .py kernel ran and passed")
+    # An operator whose only kernel does not compile costs only its own cases: the run goes on,
+    # the results folder is written, the other operator's kernel is scored, the exit status is 1.
+    lone = os.path.join(args.work, "lone_broken_kernels")
+    shutil.rmtree(lone, ignore_errors=True)
+    os.makedirs(os.path.join(lone, "relu"))
+    os.makedirs(os.path.join(lone, "add"))
+    shutil.copy(os.path.join(args.source, "generated_kernels", "relu", "relu_implementation_1.cpp"), os.path.join(lone, "relu"))
+    with open(os.path.join(lone, "add", "add_implementation_1.cpp"), "w") as handle:
+        handle.write("#include <ATen/ATen.h>\nat::Tensor add_kernel_impl(const at::Tensor& self, const at::Tensor& other, "
+                     "const at::Scalar& alpha) { return self + other * alpha }\n")
+    lone_results = os.path.join(args.work, "lone_results")
+    shutil.rmtree(lone_results, ignore_errors=True)
+    done = cli("run", "--suite", "smoke,edge", "--backend", lone, "--ops", "relu,add.Tensor", "--device", "cpu", "--no-timing",
+               "--build", tree, "--out", lone_results, "-j", "2", expect=1)
+    check(os.path.isfile(os.path.join(lone_results, "full_results.json")), "a lone broken kernel: the results folder is written")
+    if os.path.isfile(os.path.join(lone_results, "full_results.json")):
+        lone_records = json.load(open(os.path.join(lone_results, "full_results.json")))
+        relu_records = [r for r in lone_records if r["op_name"] == "relu.default"]
+        add_records = [r for r in lone_records if r["op_name"] == "add.Tensor"]
+        check(relu_records and all(r["is_correct"] for r in relu_records), "a lone broken kernel: relu's kernel still ran and passed")
+        check(add_records and all(not r["is_correct"] and "did not compile" in r.get("error_msg", "") for r in add_records),
+              "a lone broken kernel: add.Tensor's cases fail with the compiler's error")
     # An op library as a backend: torch_decomp's relu passes; its add.Tensor runs aten::add.Tensor underneath.
     library_results = os.path.join(args.work, "library_results")
     shutil.rmtree(library_results, ignore_errors=True)
