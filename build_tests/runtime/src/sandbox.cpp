@@ -110,7 +110,7 @@ std::vector<std::string> sandboxed_command(const std::string& bubblewrap, const 
                                    "--unshare-user", "--uid", "65534", "--gid", "65534",
                                    "--cap-drop", "ALL", "--die-with-parent", "--new-session",
                                    "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"};
-  std::vector<std::string> hidden = {"/tmp", "/var/tmp", "/root", "/home", "/run", "/mnt", "/media", "/srv", "/opt/secrets"};
+  std::vector<std::string> hidden = {"/tmp", "/var/tmp", "/root", "/home", "/run", "/mnt", "/media", "/srv"};
   if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/' && std::string(home) != "/") hidden.push_back(home);
   if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && tmp[0] == '/' && std::string(tmp) != "/") hidden.push_back(tmp);
   std::sort(hidden.begin(), hidden.end());  // parents before their children

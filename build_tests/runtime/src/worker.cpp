@@ -133,6 +133,7 @@ class WorkerPool {
     WorkerProcess& worker = workers_[gpu];
     if (worker.pid < 0) start(worker, gpu);
     std::string failure;
+    bool hung = false;
     try {
       worker::write_message(worker.to, {header.dump(), payload});
       std::optional<worker::Message> answer = worker::read_message(worker.from, timeout_ms_);
@@ -147,12 +148,12 @@ class WorkerPool {
       if (response_payload != nullptr) *response_payload = std::move(answer->payload);
       return parsed;
     } catch (const worker::TimeoutError&) {
+      hung = true;
       failure = "it did not answer within the case timeout (" + std::to_string(timeout_ms_ / 1000) +
                 " s, --case-timeout / BACKENDBENCH_CASE_TIMEOUT); a hang? It was stopped";
     } catch (const worker::ProtocolError& error) {
       failure = error.what();
     }
-    const bool hung = failure.rfind("it did not answer", 0) == 0;
     const std::string ended = stop(worker);
     const std::string message =
         "the kernel worker failed: " + failure + (ended.empty() ? "" : "; it " + ended) + last_output(worker);
@@ -468,8 +469,12 @@ struct CallTarget {
   c10::Device device;
 };
 
+// A Python kernel's module is imported here, before any observed or timed call (once per
+// process: the GPU worker has not been asked `unusable`).
 CallTarget call_target(const json& header) {
-  return {named_backend(header),
+  const Backend& backend = named_backend(header);
+  if (const std::optional<Backend::Unusable> unusable = backend.unusable()) throw std::runtime_error(unusable->reason);
+  return {backend,
           c10::Dispatcher::singleton().findSchemaOrThrow(header.value("schema_name", "").c_str(),
                                                          header.value("overload", "").c_str()),
           c10::Device(header.value("device", "cpu"))};

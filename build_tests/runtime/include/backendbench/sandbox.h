@@ -4,7 +4,7 @@
 //     credentials: nothing that is not on the list), HOME and TMPDIR in its scratch folder;
 //   - no network (its own network namespace), its own PID, IPC and UTS namespaces, no
 //     capabilities, user nobody (65534);
-//   - the file system read-only; /tmp, /var/tmp, /root, /home, /run, /mnt, /media and $HOME
+//   - the file system read-only; /tmp, /var/tmp, /root, /home, /run, /mnt, /media, /srv, $HOME
 //     hidden (empty, tiny), except the folders it must read (the libraries this process loaded,
 //     the Python installation they belong to, the kernel libraries and sources) bound back
 //     read-only; one writable folder, its scratch, on a memory file system of a fixed size inside
