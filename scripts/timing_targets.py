@@ -50,11 +50,26 @@ def display(op_trace_name):  # aten.relu.default -> relu.default
     return op_trace_name.split(".", 1)[1]
 
 
+def jobs_file(build_dir, backends, operators, path):
+    """A JSON Lines file of jobs (README, "Jobs"): every case of the wanted operators' overloads in
+    the torchbench suite (its suite.json) on each backend, timed."""
+    with open(os.path.join(build_dir, "generated", "torchbench", "suite.json")) as handle:
+        suite = json.load(handle)
+    with open(path, "w") as out:
+        for op in suite["operators"]:
+            if op["operator"].split(".")[0] not in operators:
+                continue
+            for backend in backends:
+                out.write(json.dumps({"schema": "backendbench-job", "version": 1, "suite": "torchbench",
+                                      "operator": op["operator"], "backend": backend, "mode": "time"}) + "\n")
+    return path
+
+
 def bench_summary(build_dir, backends, path, environment=None, operators=OPS):
-    pattern = "^torchbench/(" + "|".join(operators) + r")\.[A-Za-z_]+/[^/]+/(" + "|".join(backends) + ")/"
+    jobs = jobs_file(build_dir, backends, operators, path + ".jobs.jsonl")
     started = time.time()
     calibration = ["--backendbench_calibration"] if any(b != "aten" for b in backends) else []
-    run([os.path.join(build_dir, "bench"), f"--benchmark_filter={pattern}", f"--backendbench_summary={path}",
+    run([os.path.join(build_dir, "bench"), f"--backendbench_job={jobs}", f"--backendbench_summary={path}",
          "--benchmark_format=json", f"--benchmark_out={path}.benchmark.json"] + calibration,
         stdout=subprocess.DEVNULL, env=dict(os.environ, **(environment or {})))
     elapsed = time.time() - started

@@ -3,9 +3,16 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <sstream>
+
+#include "backendbench/files.h"
 
 namespace backendbench {
 namespace {
@@ -76,6 +83,47 @@ TEST(Sandbox, FoldersUnderAHiddenOneAreBoundBackReadOnly) {
   policy.read_only = {"/root", "/tmp"};  // exist on every machine this runs on
   const std::vector<std::string> bound = values_of(sandboxed_command("bwrap", policy, {"w"}), "--ro-bind");
   EXPECT_NE(std::find(bound.begin(), bound.end(), "/root"), bound.end());
+}
+
+TEST(Sandbox, AWritableFolderIsBoundAfterTheHiddenOnes) {
+  SandboxPolicy policy;
+  policy.writable = {"/tmp"};
+  const std::vector<std::string> argv = sandboxed_command("bwrap", policy, {"w"});
+  EXPECT_EQ(values_of(argv, "--bind"), std::vector<std::string>{"/tmp"});
+  // After /tmp's own tmpfs, or the bind would be hidden by it.
+  const auto tmpfs = std::find(argv.begin(), argv.end(), "--tmpfs");
+  const auto bind = std::find(argv.begin(), argv.end(), "--bind");
+  EXPECT_LT(tmpfs - argv.begin(), bind - argv.begin());
+}
+
+// A real bubblewrap run (skipped where there is none): the writable folder takes a file, a
+// read-only one refuses it, and the host's environment does not come in.
+TEST(Sandbox, WritesOnlyWhereWritableForReal) {
+  const std::optional<std::string> bwrap = bubblewrap_executable();
+  if (!bwrap) GTEST_SKIP() << "no bubblewrap";
+  const std::string base = ::testing::TempDir() + "/sandbox_writable_" + std::to_string(getpid());
+  files::make_directories(base + "/out");
+  files::make_directories(base + "/in");
+  SandboxPolicy policy;
+  policy.read_only = {base + "/in"};
+  policy.writable = {base + "/out"};
+  policy.environment = {{"PATH", "/usr/bin:/bin"}};
+  setenv("BACKENDBENCH_TEST_SECRET_TOKEN", "s3cret", 1);
+  const std::string script = "echo \"$BACKENDBENCH_TEST_SECRET_TOKEN\" > " + base + "/out/made; echo x > " + base +
+                             "/in/made 2>/dev/null; exit 0";
+  std::string command;
+  for (const std::string& part : sandboxed_command(*bwrap, policy, {"/bin/sh", "-c", script})) {
+    command += "'" + part + "' ";
+  }
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  unsetenv("BACKENDBENCH_TEST_SECRET_TOKEN");
+  std::ifstream made(base + "/out/made");
+  std::stringstream text;
+  text << made.rdbuf();
+  EXPECT_TRUE(made.is_open());
+  EXPECT_EQ(text.str(), "\n");  // made, and without the secret
+  EXPECT_FALSE(std::ifstream(base + "/in/made").is_open());
+  files::remove_tree(base);
 }
 
 }  // namespace

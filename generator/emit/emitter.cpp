@@ -7,6 +7,7 @@
 
 #include "emit/template.h"
 #include "language/csv.h"
+#include "language/job.h"
 
 #include <nlohmann/json.hpp>
 
@@ -209,7 +210,7 @@ void Emitter::emit_suite(const model::Suite& suite, const SuiteOutputOptions& op
     for (const EntryBackend& backend : backends) {
       // The test executable's arguments; each placeholder below is one whole CMake argument.
       const std::vector<std::string> test_arguments = {
-          "--gtest_filter=" + model::gtest_filter(suite.name, op.name, backend.name),
+          "--backendbench_job=" + job_json(Job{suite.name, op.name.display(), backend.name}),
           "--gtest_output=xml:" + options.results_directory + "/" +
               naming::result_file(suite.name, op.name, backend.name, ".xml"),
           "--backendbench_verdicts=" + options.results_directory + "/" +

@@ -175,8 +175,10 @@ std::optional<BenchmarkParts> split_benchmark_name(const std::string& name) {
   return BenchmarkParts{parts[0], parts[1], parts[2], parts[3]};
 }
 
-std::string gtest_filter(const std::string& suite, const OperatorName& op, const std::string& backend) {
-  return suite + "/" + op.folder() + "." + backend + "/*";
+std::string gtest_suite(const std::string& suite, const OperatorName& op) { return suite + "/" + op.folder(); }
+
+std::string gtest_test(const std::string& backend, const std::string& case_name) {
+  return backend + "/" + case_name;
 }
 
 uint64_t stable_hash(const std::string& text) {

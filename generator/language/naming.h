@@ -66,8 +66,10 @@ std::optional<BenchmarkParts> split_benchmark_name(const std::string& name);
 // A CTest entry's result file, relative to the results folder: <suite>/<add.Tensor>/<backend><extension>.
 std::string result_file(const std::string& suite, const OperatorName& op, const std::string& backend,
                         const std::string& extension);
-// gtest: <suite>/<folder>.<backend>/<case>
-std::string gtest_filter(const std::string& suite, const OperatorName& op, const std::string& backend);
+// gtest names a case <suite>/<folder>.<backend>/<case>: the test suite <suite>/<folder>, the test
+// <backend>/<case>.
+std::string gtest_suite(const std::string& suite, const OperatorName& op);
+std::string gtest_test(const std::string& backend, const std::string& case_name);
 
 // A suite made of a trace file or folder of the user's: its stem with every character outside
 // [A-Za-z0-9_] written _ (a leading digit gets a leading _): traces/my-model.txt → my_model.

@@ -22,7 +22,6 @@ using naming::implementation_number;
 using naming::variant_name;
 using naming::ctest_name;
 using naming::benchmark_name;
-using naming::gtest_filter;
 using naming::case_name;
 using naming::stable_hash;
 using naming::is_identifier;

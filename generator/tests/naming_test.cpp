@@ -97,7 +97,7 @@ TEST(Naming, TestAndBenchmarkNames) {
   EXPECT_EQ(parts->case_name, "f16_2x3_0a1b2c3d");
   EXPECT_EQ(parts->backend, "impl1");
   EXPECT_FALSE(split_benchmark_name("torchbench/add.Tensor/impl1").has_value());
-  EXPECT_EQ(gtest_filter("smoke", op, "aten"), "smoke/add__Tensor.aten/*");
+  EXPECT_EQ(gtest_suite("smoke", op) + "." + gtest_test("aten", "f32_4"), "smoke/add__Tensor.aten/f32_4");
 }
 
 TEST(Naming, CaseNamesAreContentDerivedIdentifiers) {

@@ -33,7 +33,7 @@
 #include "backendbench/backend.h"
 #include "backendbench/files.h"
 #include "backendbench/observe.h"
-#include "backendbench/run_case.h"
+#include "backendbench/run_job.h"
 #include "backendbench/run_start.h"
 #include "backendbench/scores.h"
 #include "backendbench/settings.h"
@@ -79,26 +79,11 @@ void set_counters(benchmark::State& state, const TimingFigures& t, bool alone, b
 
 constexpr int kCudaFaultExitCode = 3;
 
-void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSpec* spec, const Backend* backend,
-                   const Settings* settings, const std::string& name) {
+void run_benchmark(benchmark::State& state, const ResolvedJob* job, size_t index, const Settings* settings,
+                   const std::string& name) {
   if (!settings->progress_path.empty()) std::ofstream(settings->progress_path, std::ios::app) << name << std::endl;
-  const c10::Device device = backend->device(*settings);
-  // Per device: launch overhead measured once. Never destroyed: at exit CUDA's runtime is unloaded
-  // before function-local statics, and a Timer's CUDA events would then throw from their destructors.
-  static auto* timers = new std::map<std::string, std::unique_ptr<Timer>>;
-  std::unique_ptr<Timer>& timer = (*timers)[device.str()];
-  Verdict verdict;
-  try {
-    if (!timer && !(device.is_cuda() && !cuda_available())) {
-      timer = std::make_unique<Timer>(device, settings->stopping, settings->layout);
-    }
-    verdict = timer ? time_case(*op, *spec, *backend, *settings, *timer) : check_case(*op, *spec, *backend, *settings);
-  } catch (const std::exception& error) {
-    verdict.op = op->display;
-    verdict.backend = backend->name();
-    verdict.status = Verdict::Status::kFailed;
-    verdict.errors.push_back(error.what());
-  }
+  const c10::Device device = job->backend != nullptr ? job->backend->device(job->settings) : c10::Device(c10::kCPU);
+  Verdict verdict = run_job_case(*job, index);
   verdict.frontend = "bench";
   // A CUDA fault (an illegal address, say) is sticky: the context is lost for everything after.
   // The worker reports this case with the cause and stops; its supervisor starts another.
@@ -121,7 +106,7 @@ void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSp
   }
   if (verdict.timing) {
     state.SetIterationTime(verdict.timing->kernel_us / 1e6);
-    set_counters(state, *verdict.timing, backend->kind() == Backend::Kind::kReference, device.is_cuda());
+    set_counters(state, *verdict.timing, job->backend->kind() == Backend::Kind::kReference, device.is_cuda());
   }
   for (const std::string& flag : verdict.flags) state.counters[flag] = 1;
   if (verdict.status == Verdict::Status::kSkipped) {
@@ -134,21 +119,38 @@ void run_benchmark(benchmark::State& state, const OperatorSpec* op, const CaseSp
   state.SetLabel(device.str());
 }
 
+// One benchmark per case of each job; without jobs, every backend of every operator, the
+// backends of one case next to each other.
 void register_benchmarks(const Settings& settings) {
   const std::vector<std::string> skip_list = settings.skip_path.empty() ? std::vector<std::string>() : lines_of(settings.skip_path);
   const std::set<std::string> skipped(skip_list.begin(), skip_list.end());
-  for (const OperatorSpec* op : registered_operators()) {
-    const naming::OperatorName name = *naming::OperatorName::from_user(op->display);
-    for (size_t c = 0; c < op->case_count; ++c) {
-      for (const Backend* backend : backends().for_operator(op->display, settings.calibration)) {
-        const std::string benchmark = naming::benchmark_name(op->suite, name, op->cases[c].name, backend->name());
-        if (skipped.count(benchmark)) continue;
-        benchmark::RegisterBenchmark(benchmark.c_str(), run_benchmark, op, &op->cases[c], backend, &settings, benchmark)
-            ->UseManualTime()
-            ->Iterations(1)
-            ->Unit(benchmark::kMicrosecond);
-      }
+  std::vector<Job> jobs = settings.jobs.empty() ? every_job(Job::Mode::kTime, settings.calibration) : settings.jobs;
+  for (Job& job : jobs) job.mode = Job::Mode::kTime;  // ./bench times what it runs
+  // Benchmarks hold pointers into it until the process ends.
+  static const auto* resolved = new std::vector<ResolvedJob>(resolve_jobs(jobs, settings, settings.calibration));
+  const auto register_one = [&](const ResolvedJob& job, size_t c) {
+    const std::optional<naming::OperatorName> op = naming::OperatorName::from_user(job.job.op);
+    const std::string benchmark = op ? naming::benchmark_name(job.job.suite, *op, job.case_names[c], job.job.backend)
+                                     : job.job.suite + "/" + job.job.op + "/" + job.case_names[c] + "/" + job.job.backend;
+    if (skipped.count(benchmark)) return;
+    benchmark::RegisterBenchmark(benchmark.c_str(), run_benchmark, &job, c, &settings, benchmark)
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
+  };
+  // Jobs of one operator with the same cases (every backend of it, as every_job lists them) are
+  // registered case by case.
+  for (size_t first = 0; first < resolved->size();) {
+    size_t last = first + 1;
+    while (last < resolved->size() && (*resolved)[last].job.suite == (*resolved)[first].job.suite &&
+           (*resolved)[last].job.op == (*resolved)[first].job.op &&
+           (*resolved)[last].case_names == (*resolved)[first].case_names) {
+      ++last;
     }
+    for (size_t c = 0; c < (*resolved)[first].case_names.size(); ++c) {
+      for (size_t j = first; j < last; ++j) register_one((*resolved)[j], c);
+    }
+    first = last;
   }
 }
 

@@ -1,33 +1,33 @@
-// The body of every correctness test: check_case, and the verdict turned into GoogleTest's
-// terms (properties, skip, failures) and appended to the verdicts file.
+// The body of every correctness test: one case of a job (run_job.h), its verdict turned into
+// GoogleTest's terms (properties, skip, failures) and appended to the verdicts file.
 #include "backendbench/correctness.h"
 
 #include <gtest/gtest.h>
 
 #include <iostream>
 
-#include "backendbench/run_case.h"
+#include "backendbench/run_job.h"
+#include "language/naming.h"
 
 namespace backendbench {
 namespace {
 
 class CorrectnessTest : public ::testing::Test {
  public:
-  CorrectnessTest(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings)
-      : op_(op), spec_(spec), backend_(backend), settings_(settings) {}
+  CorrectnessTest(const ResolvedJob& job, size_t index) : job_(job), index_(index) {}
 
   void TestBody() override {
     // A Python kernel's module is imported on its first case (Backend::unusable): a slow import
     // (torch._decomp, Triton, a library's own start-up) is not the case's time.
-    (void)backend_.unusable();
+    if (job_.backend != nullptr) (void)job_.backend->unusable();
     restart_case_clock();
-    const Verdict verdict = check_case(op_, spec_, backend_, settings_);
+    const Verdict verdict = run_job_case(job_, index_);
     RecordProperty("case_arguments", verdict.arguments);
     RecordProperty("case_source", verdict.trace_file + ":" + std::to_string(verdict.trace_line));
     RecordProperty("case_count", std::to_string(verdict.count));
     RecordProperty("case_models", verdict.models);
     RecordProperty("salt", salt_text(verdict.salt));
-    if (!settings_.verdicts_path.empty()) append_verdict(settings_.verdicts_path, verdict);
+    if (!job_.settings.verdicts_path.empty()) append_verdict(job_.settings.verdicts_path, verdict);
     if (verdict.status == Verdict::Status::kSkipped) GTEST_SKIP() << verdict.skip_reason;
     RecordProperty("max_abs_error", std::to_string(verdict.max_abs_error));
     RecordProperty("max_rel_error", std::to_string(verdict.max_rel_error));
@@ -38,27 +38,35 @@ class CorrectnessTest : public ::testing::Test {
   }
 
  private:
-  const OperatorSpec& op_;
-  const CaseSpec& spec_;
-  const Backend& backend_;
-  const Settings& settings_;
+  const ResolvedJob& job_;
+  size_t index_;
 };
+
+// <suite>/<operator folder>, as naming spells it (the job's own text for an operator that does
+// not parse: its cases fail, under a name that says which).
+std::string test_suite_of(const Job& job) {
+  const std::optional<naming::OperatorName> name = naming::OperatorName::from_user(job.op);
+  return name ? naming::gtest_suite(job.suite, *name) : job.suite + "/" + job.op;
+}
 
 }  // namespace
 
 void register_correctness_tests(const Settings& settings) {
-  for (const OperatorSpec* op : registered_operators()) {
-    for (const Backend* backend : backends().for_operator(op->display, /*with_calibration=*/false)) {
-      for (size_t c = 0; c < op->case_count; ++c) {
-        const CaseSpec& spec = op->cases[c];
-        const std::string description = std::string(spec.name) + " " + spec.arguments + " (" + spec.file + ":" +
-                                        std::to_string(spec.line) + ")";
-        ::testing::RegisterTest((std::string(op->suite) + "/" + op->identifier).c_str(),
-                                (backend->name() + "/" + spec.name).c_str(), nullptr, description.c_str(), spec.file,
-                                spec.line, [op, &spec, backend, &settings]() -> ::testing::Test* {
-                                  return new CorrectnessTest(*op, spec, *backend, settings);
-                                });
-      }
+  const std::vector<Job> jobs = settings.jobs.empty() ? every_job(Job::Mode::kCheck, false) : settings.jobs;
+  // Tests hold references into it until the process ends.
+  static const auto* resolved = new std::vector<ResolvedJob>(resolve_jobs(jobs, settings, false));
+  for (const ResolvedJob& job : *resolved) {
+    const std::string test_suite = test_suite_of(job.job);
+    for (size_t c = 0; c < job.case_names.size(); ++c) {
+      const CaseSpec* spec = job.cases[c];
+      const std::string description =
+          spec != nullptr ? std::string(spec->name) + " " + spec->arguments + " (" + spec->file + ":" +
+                                std::to_string(spec->line) + ")"
+                          : job.case_names[c];
+      ::testing::RegisterTest(test_suite.c_str(), naming::gtest_test(job.job.backend, job.case_names[c]).c_str(), nullptr,
+                              description.c_str(), spec != nullptr ? spec->file : "job",
+                              spec != nullptr ? spec->line : 0,
+                              [&job, c]() -> ::testing::Test* { return new CorrectnessTest(job, c); });
     }
   }
 }

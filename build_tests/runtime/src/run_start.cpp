@@ -21,6 +21,7 @@ std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, con
   Settings settings;
   try {
     settings = parse_settings(frontend, argc, argv);
+    if (!settings.job_argument.empty()) settings.jobs = jobs_from_argument(settings.job_argument);
     // Kernel code runs only in kernel workers (worker.h), never in this process.
     start_kernel_workers(settings.kernel_manifest.empty() ? kernel_manifest : settings.kernel_manifest.c_str(), settings);
     // A worker of a supervising ./bench adds to the verdicts its supervisor started.

@@ -136,6 +136,9 @@ std::vector<std::string> sandboxed_command(const std::string& bubblewrap, const 
     argv.insert(argv.end(), {"--ro-bind", path, path});
     bound.insert(path);
   }
+  for (const std::string& path : policy.writable) {
+    if (!path.empty() && path[0] == '/' && exists(path)) argv.insert(argv.end(), {"--bind", path, path});
+  }
   for (const char* folder : {"", "/home", "/tmp", "/cache"}) {
     argv.insert(argv.end(), {"--dir", std::string(SandboxPolicy::kScratch) + folder});
   }

@@ -124,6 +124,11 @@ const std::vector<Setting>& settings_table() {
        "load the kernels this manifest lists instead of the build's (one library path, `python <file>` or "
        "`op-library <name> <listing>` per line): how the llm backends check a candidate built alone",
        "the build's kernel manifest", path_into(&Settings::kernel_manifest)},
+      {"BACKENDBENCH_JOB", "backendbench_job", {F::kTests, F::kBench},
+       "a backendbench-job JSON object, or the path of a JSON Lines file of them (README, Jobs)",
+       "run only these jobs' cases (each job: suite, operator, backend, cases, mode, salt, draws, device); how CTest "
+       "entries, `backendbench run` and the llm backends say what to run, in place of name filters",
+       "every case of every backend", path_into(&Settings::job_argument)},
       {"BACKENDBENCH_SANDBOX", "backendbench_sandbox", {F::kTests, F::kBench}, "'bwrap' or 'none'",
        "kernels run in worker processes sandboxed by bubblewrap (no keys, no network, read-only files but their "
        "scratch); 'none' runs the workers unsandboxed, for machines without user namespaces (say so where you report)",
@@ -231,16 +236,6 @@ std::string shortened(const std::string& text) { return text.size() > 80 ? text.
 
 }  // namespace
 
-std::optional<uint64_t> parse_salt(const std::string& text) {
-  if (text.empty() || text[0] == '-' || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
-  errno = 0;
-  char* end = nullptr;
-  const bool hex = text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0;
-  const unsigned long long value = std::strtoull(hex ? text.c_str() + 2 : text.c_str(), &end, hex ? 16 : 10);
-  if (errno != 0 || *end != '\0' || (hex && text.size() == 2)) return std::nullopt;
-  return value;
-}
-
 bool cuda_available() {
   static const bool available = c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA) &&
                                 c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->deviceCount() > 0;
@@ -250,12 +245,6 @@ bool cuda_available() {
 c10::Device reference_device(const Settings& settings) {
   if (settings.device) return *settings.device;
   return cuda_available() ? c10::Device(c10::DeviceType::CUDA, 0) : c10::Device(c10::DeviceType::CPU);
-}
-
-std::string salt_text(uint64_t salt) {
-  char text[24];
-  std::snprintf(text, sizeof(text), "0x%016llx", static_cast<unsigned long long>(salt));
-  return text;
 }
 
 std::vector<SettingDescription> describe_settings(Frontend frontend) {

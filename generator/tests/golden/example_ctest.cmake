@@ -2,15 +2,15 @@
 #
 # CTest entries of suite 'example': one per (operator, backend), read by ctest through the
 # TEST_INCLUDE_FILES property (as gtest_discover_tests does).
-add_test([=[example/add.Tensor/aten]=] [=[build/backendbench_test_example]=] [=[--gtest_filter=example/add__Tensor.aten/*]=] [=[--gtest_output=xml:build/results/example/add.Tensor/aten.xml]=] [=[--backendbench_verdicts=build/results/example/add.Tensor/aten.verdicts.jsonl]=] [=[--case-timeout=30]=])
+add_test([=[example/add.Tensor/aten]=] [=[build/backendbench_test_example]=] [=[--backendbench_job={"schema":"backendbench-job","version":1,"suite":"example","operator":"add.Tensor","backend":"aten","mode":"check"}]=] [=[--gtest_output=xml:build/results/example/add.Tensor/aten.xml]=] [=[--backendbench_verdicts=build/results/example/add.Tensor/aten.verdicts.jsonl]=] [=[--case-timeout=30]=])
 set_tests_properties([=[example/add.Tensor/aten]=] PROPERTIES LABELS [=[example;add.Tensor;aten]=] TIMEOUT 300 SKIP_RETURN_CODE 77)
 
-add_test([=[example/add.Tensor/impl1]=] [=[/usr/bin/cmake]=] [=[-DCOMMAND=build/backendbench_test_example;--gtest_filter=example/add__Tensor.impl1/*;--gtest_output=xml:build/results/example/add.Tensor/impl1.xml;--backendbench_verdicts=build/results/example/add.Tensor/impl1.verdicts.jsonl;--case-timeout=30]=] -DEXPECT_EXIT=failure [=[-DEXPECT_OUTPUT='alpha': 2.*values differ]=] -P [=[cmake/ExpectCommand.cmake]=])
+add_test([=[example/add.Tensor/impl1]=] [=[/usr/bin/cmake]=] [=[-DCOMMAND=build/backendbench_test_example;--backendbench_job={"schema":"backendbench-job","version":1,"suite":"example","operator":"add.Tensor","backend":"impl1","mode":"check"};--gtest_output=xml:build/results/example/add.Tensor/impl1.xml;--backendbench_verdicts=build/results/example/add.Tensor/impl1.verdicts.jsonl;--case-timeout=30]=] -DEXPECT_EXIT=failure [=[-DEXPECT_OUTPUT='alpha': 2.*values differ]=] -P [=[cmake/ExpectCommand.cmake]=])
 set_tests_properties([=[example/add.Tensor/impl1]=] PROPERTIES LABELS [=[example;add.Tensor;directory;impl1;cpu;expect-failure]=] TIMEOUT 300)
 
-add_test([=[example/relu.default/aten]=] [=[build/backendbench_test_example]=] [=[--gtest_filter=example/relu__default.aten/*]=] [=[--gtest_output=xml:build/results/example/relu.default/aten.xml]=] [=[--backendbench_verdicts=build/results/example/relu.default/aten.verdicts.jsonl]=] [=[--case-timeout=30]=])
+add_test([=[example/relu.default/aten]=] [=[build/backendbench_test_example]=] [=[--backendbench_job={"schema":"backendbench-job","version":1,"suite":"example","operator":"relu.default","backend":"aten","mode":"check"}]=] [=[--gtest_output=xml:build/results/example/relu.default/aten.xml]=] [=[--backendbench_verdicts=build/results/example/relu.default/aten.verdicts.jsonl]=] [=[--case-timeout=30]=])
 set_tests_properties([=[example/relu.default/aten]=] PROPERTIES LABELS [=[example;relu.default;aten]=] TIMEOUT 300 SKIP_RETURN_CODE 77)
 
-add_test([=[example/relu.default/impl1]=] [=[build/backendbench_test_example]=] [=[--gtest_filter=example/relu__default.impl1/*]=] [=[--gtest_output=xml:build/results/example/relu.default/impl1.xml]=] [=[--backendbench_verdicts=build/results/example/relu.default/impl1.verdicts.jsonl]=] [=[--case-timeout=30]=])
+add_test([=[example/relu.default/impl1]=] [=[build/backendbench_test_example]=] [=[--backendbench_job={"schema":"backendbench-job","version":1,"suite":"example","operator":"relu.default","backend":"impl1","mode":"check"}]=] [=[--gtest_output=xml:build/results/example/relu.default/impl1.xml]=] [=[--backendbench_verdicts=build/results/example/relu.default/impl1.verdicts.jsonl]=] [=[--case-timeout=30]=])
 set_tests_properties([=[example/relu.default/impl1]=] PROPERTIES LABELS [=[example;relu.default;directory;impl1;cpu]=] TIMEOUT 300 SKIP_RETURN_CODE 77)
 

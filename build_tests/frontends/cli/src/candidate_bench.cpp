@@ -12,6 +12,8 @@
 #include <thread>
 
 #include "backendbench/files.h"
+#include "backendbench/job_verdicts.h"
+#include "backendbench/sandbox.h"
 #include "cli/errors.h"
 #include "cli/process.h"
 #include "emit/emitter.h"
@@ -112,11 +114,52 @@ void CandidateBench::prepare(const std::string& log_path) {
   }
 }
 
-bool CandidateBench::build_in_slot(int slot, const std::string& binding, const std::string& log_path) const {
+namespace {
+
+// The folders a slot's build writes: those of every -o and -MF path of its commands (the object,
+// its dependency file, the library); the whole build folder when the build tool runs instead.
+std::vector<std::string> output_folders(const std::vector<std::string>& commands, const std::string& build) {
+  std::set<std::string> folders;
+  for (const std::string& command : commands) {
+    std::istringstream words(command);
+    std::string word, previous;
+    while (words >> word) {
+      if (previous == "-o" || previous == "-MF") {
+        const std::string path = word[0] == '/' ? word : build + "/" + word;
+        folders.insert(path.substr(0, path.find_last_of('/')));
+      }
+      previous = word;
+    }
+    if (command.find(" --build ") != std::string::npos) folders.insert(build);
+  }
+  return {folders.begin(), folders.end()};
+}
+
+}  // namespace
+
+bool CandidateBench::build_in_slot(int slot, const std::string& attempt, const std::string& binding,
+                                   const std::string& log_path) const {
   const SlotCommands& commands = slots_.at(slot);
   files::write_whole(commands.source, "#include \"" + binding + "\"\n");
   std::string script = "cd " + shell_quoted(options_.tree.build());
   for (const std::string& command : commands.commands) script += " && " + command;
+  std::vector<std::string> argv = {"/bin/sh", "-c", script};
+  if (options_.sandbox) {
+    // The candidate's code is untrusted from its first byte: the compiler sees the toolchain,
+    // the project, the build folder and the candidate's own attempt, never $HOME, /tmp or the
+    // user's environment (the model's key), so an error it quotes can quote nothing secret.
+    const std::optional<std::string> bubblewrap = bubblewrap_executable();
+    if (!bubblewrap) {
+      throw CliError("bwrap", "cannot sandbox the candidates' builds: bubblewrap is not installed",
+                     "Debian's bubblewrap (scripts/install-deps.sh), or --no-sandbox to build them unsandboxed");
+    }
+    SandboxPolicy policy;
+    policy.read_only = loaded_library_folders();
+    for (const std::string& folder : {options_.tree.source(), options_.tree.build(), attempt}) policy.read_only.push_back(folder);
+    policy.writable = output_folders(commands.commands, options_.tree.build());
+    policy.environment = sandbox_environment(SandboxPolicy::kScratch);
+    argv = sandboxed_command(*bubblewrap, policy, argv);
+  }
   ProcessOptions process;
   process.log_path = log_path;
   process.timeout_seconds = 600;  // a compiler stuck in a model's templates
@@ -124,7 +167,7 @@ bool CandidateBench::build_in_slot(int slot, const std::string& binding, const s
   static std::mutex fallback_mutex;
   std::unique_lock<std::mutex> lock(fallback_mutex, std::defer_lock);
   if (commands.commands.size() == 1 && commands.commands[0].find(" --build ") != std::string::npos) lock.lock();
-  return run_process({"/bin/sh", "-c", script}, process) == 0;
+  return run_process(argv, process) == 0;
 }
 
 CandidateResult CandidateBench::check(int slot, const std::string& attempt, const std::string& folder, int number, const std::string& code,
@@ -159,7 +202,7 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
     }
     const std::string log = attempt + "/build.log";
     files::remove_tree(log);
-    const bool built = build_in_slot(slot, binding, log);
+    const bool built = build_in_slot(slot, attempt, binding, log);
     result.build_seconds = seconds_since(build_start);
     if (!built) {
       result.stage = CandidateResult::Stage::kBuildFailed;
@@ -176,58 +219,47 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
   // Check: each suite's test executable on its feedback cases, the suites in parallel.
   const auto check_start = Clock::now();
   const std::string backend = naming::variant_name(number);
+  // One job per suite: the candidate's backend on the feedback cases, with the feedback salt.
+  const auto job_of = [&](const SuiteCases& suite, Job::Mode mode) {
+    Job job{suite.suite, op->display(), backend, mode, suite.cases};
+    job.salt = options_.salt;
+    job.case_timeout_seconds = options_.case_timeout_seconds;
+    if (!options_.device.empty()) job.device = options_.device;
+    return job;
+  };
   std::vector<std::thread> runs;
   for (const SuiteCases& suite : cases) {
     if (suite.cases.empty()) continue;
     runs.emplace_back([&, suite] {
-      std::string filter;
-      const std::string all = naming::gtest_filter(suite.suite, *op, backend);  // <suite>/<folder>.impl<N>/*
-      for (const std::string& name : suite.cases) filter += (filter.empty() ? "" : ":") + all.substr(0, all.size() - 1) + name;
+      const std::string job_file = attempt + "/" + suite.suite + ".job.jsonl";
+      files::write_whole(job_file, job_json(job_of(suite, Job::Mode::kCheck)) + "\n");
       ProcessOptions process;
       process.log_path = attempt + "/" + suite.suite + ".log";
       files::remove_tree(process.log_path);
       const std::string verdicts = attempt + "/" + suite.suite + ".verdicts.jsonl";
       files::remove_tree(verdicts);
-      if (!options_.device.empty()) process.environment["BACKENDBENCH_DEVICE"] = options_.device;
       // Each case has its own timeout inside; this one catches a hang outside any case (a kernel
       // library that never finishes loading).
       process.timeout_seconds = 60.0 + static_cast<double>(options_.case_timeout_seconds) * static_cast<double>(suite.cases.size());
-      run_process({options_.tree.test_executable(suite.suite), "--gtest_filter=" + filter, "--backendbench_verdicts=" + verdicts,
-                   "--backendbench_salt=" + std::to_string(options_.salt), "--case-timeout=" + std::to_string(options_.case_timeout_seconds),
-                   "--backendbench_kernel_manifest=" + attempt + "/manifest.txt"},
+      run_process({options_.tree.test_executable(suite.suite), "--backendbench_job=" + job_file,
+                   "--backendbench_verdicts=" + verdicts, "--backendbench_kernel_manifest=" + attempt + "/manifest.txt",
+                   std::string("--backendbench_sandbox=") + (options_.sandbox ? "bwrap" : "none")},
                   process);
     });
   }
   for (std::thread& run : runs) run.join();
   for (const SuiteCases& suite : cases) {
     if (suite.cases.empty()) continue;
-    const std::string path = attempt + "/" + suite.suite + ".verdicts.jsonl";
-    std::map<std::string, Verdict> by_case;
-    std::ifstream in(path);
-    for (std::string line; std::getline(in, line);) {
-      if (line.empty()) continue;
-      try {
-        Verdict verdict = verdict_from_json(line);
-        by_case[verdict.case_name] = std::move(verdict);
-      } catch (const std::exception&) {
-      }
+    std::vector<Verdict> written;
+    try {
+      written = read_verdicts(attempt + "/" + suite.suite + ".verdicts.jsonl");
+    } catch (const std::exception&) {
+      // A file its supervisor did not finish: the cases without a verdict fail below.
     }
-    for (const std::string& name : suite.cases) {
-      auto found = by_case.find(name);
-      Verdict verdict;
-      if (found != by_case.end()) {
-        verdict = std::move(found->second);
-      } else {
-        // The process ended before this case's verdict: a crash or a timeout, named in its log.
-        verdict.suite = suite.suite;
-        verdict.op = op->display();
-        verdict.case_name = name;
-        verdict.backend = backend;
-        verdict.status = Verdict::Status::kFailed;
-        std::string tail = tail_of_file(attempt + "/" + suite.suite + ".log", 6);
-        replace_all(tail, kernel_root + "/", "");
-        verdict.errors.push_back(op->display() + " case " + name + ": no verdict; the test process ended first:\n" + tail);
-      }
+    std::string tail = tail_of_file(attempt + "/" + suite.suite + ".log", 6);
+    replace_all(tail, kernel_root + "/", "");
+    for (Verdict& verdict : job_verdicts(job_of(suite, Job::Mode::kCheck), suite.cases, written,
+                                         "no verdict; the test process ended first:\n" + tail)) {
       if (verdict.status == Verdict::Status::kPassed) ++result.passed;
       if (verdict.status == Verdict::Status::kFailed) ++result.failed;
       if (verdict.status == Verdict::Status::kSkipped) ++result.skipped;
@@ -242,28 +274,29 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
 
 void CandidateBench::time(const std::string& attempt, const std::string& op, const std::string& backend,
                           const std::vector<SuiteCases>& cases, CandidateResult& result) const {
-  auto escaped = [](const std::string& text) {
-    std::string out;
-    for (char c : text) out += std::string(std::strchr(".^$|()[]{}*+?\\", c) != nullptr && c != '\0' ? "\\" : "") + c;
-    return out;
-  };
-  std::string names;
+  std::string jobs;
+  size_t timed = 0;
   for (const SuiteCases& suite : cases) {
-    if (!options_.timed_suites.count(suite.suite)) continue;
-    for (const std::string& name : suite.cases) names += (names.empty() ? "" : "|") + escaped(suite.suite + "/" + op + "/" + name + "/" + backend);
+    if (!options_.timed_suites.count(suite.suite) || suite.cases.empty()) continue;
+    Job job{suite.suite, op, backend, Job::Mode::kTime, suite.cases};
+    job.salt = options_.salt;
+    if (!options_.device.empty()) job.device = options_.device;
+    jobs += job_json(job) + "\n";
+    timed += suite.cases.size();
   }
-  if (names.empty()) return;
+  if (jobs.empty()) return;
   const auto start = Clock::now();
+  const std::string job_file = attempt + "/bench.job.jsonl";
+  files::write_whole(job_file, jobs);
   const std::string verdicts = attempt + "/bench.verdicts.jsonl";
   files::remove_tree(verdicts);
   ProcessOptions process;
   process.log_path = attempt + "/bench.log";
   files::remove_tree(process.log_path);
-  if (!options_.device.empty()) process.environment["BACKENDBENCH_DEVICE"] = options_.device;
-  process.timeout_seconds = 120.0 + 30.0 * static_cast<double>(names.size() / 8 + 1);
-  // Google Benchmark appends /iterations:1/manual_time to each name.
-  run_process({options_.tree.bench_executable(), "--benchmark_filter=^(" + names + ")(/.*)?$", "--backendbench_verdicts=" + verdicts,
-               "--backendbench_salt=" + std::to_string(options_.salt), "--backendbench_kernel_manifest=" + attempt + "/manifest.txt"},
+  process.timeout_seconds = 120.0 + 30.0 * static_cast<double>(timed / 8 + 1);
+  run_process({options_.tree.bench_executable(), "--backendbench_job=" + job_file, "--backendbench_verdicts=" + verdicts,
+               "--backendbench_kernel_manifest=" + attempt + "/manifest.txt",
+               std::string("--backendbench_sandbox=") + (options_.sandbox ? "bwrap" : "none")},
               process);
   double log_sum = 0;
   std::ifstream in(verdicts);

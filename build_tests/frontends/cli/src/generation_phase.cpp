@@ -118,7 +118,8 @@ GenerationPhase run_generation(const RunRequest& request, const BuildTree& tree,
   phase.client = client->describe();
 
   CandidateBenchOptions bench_options{tree, choice.limits.concurrency, choice.language, request.device, 60, templates_directory, phase.feedback_salt,
-                                      choice.limits.first_correct_wins ? std::set<std::string>{} : request.timed_suites};
+                                      choice.limits.first_correct_wins ? std::set<std::string>{} : request.timed_suites,
+                                      request.sandbox};
   CandidateBench bench(bench_options);
   if (choice.language != KernelLanguage::kPython) {
     std::cout << "preparing " << choice.limits.concurrency << " candidate slots (log: " << logs << "/candidate_slots.log)\n" << std::flush;

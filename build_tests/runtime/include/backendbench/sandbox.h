@@ -28,6 +28,7 @@ struct SandboxPolicy {
   static constexpr const char* kScratch = "/tmp/backendbench_scratch";
   int64_t scratch_bytes = int64_t{2} << 30;
   std::vector<std::string> read_only;      // folders or files to keep visible, read-only
+  std::vector<std::string> writable;       // folders bound writable (a build's output folders)
   bool gpu = false;                        // bind the GPU device files (/dev/nvidia*)
   std::map<std::string, std::string> environment;  // the whole environment inside
 };

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "language/job.h"
+
 namespace backendbench {
 
 // When sampling stops: at least `min_samples`; then as soon as the interquartile mean is known
@@ -61,6 +63,10 @@ struct Settings {
   // Kernel workers (worker.h) run in a bubblewrap sandbox (sandbox.h); false only when the
   // user asks (BACKENDBENCH_SANDBOX=none): kernels still run in workers, unsandboxed.
   bool sandbox = true;
+  // What to run (language/job.h): --backendbench_job's value (a job's JSON, or a JSON Lines file
+  // of jobs), read by start_run into `jobs`; none: every case of every backend.
+  std::string job_argument;
+  std::vector<Job> jobs;
   // Timing (./bench).
   SamplingLayout layout;
   StoppingRule stopping;
@@ -106,9 +112,6 @@ Settings parse_settings(Frontend frontend, int& argc, char** argv, const Getenv&
 c10::Device reference_device(const Settings& settings);
 bool cuda_available();
 
-// "0x0123456789abcdef": how the salt is printed and accepted.
-std::string salt_text(uint64_t salt);
-// A salt as given: "0x" and hexadecimal digits, or decimal; nullopt when it is neither.
-std::optional<uint64_t> parse_salt(const std::string& text);
+// salt_text and parse_salt, the salt's one textual form: language/job.h.
 
 }  // namespace backendbench

@@ -53,6 +53,9 @@ struct CandidateBenchOptions {
   std::string templates_directory;
   uint64_t salt = 0;  // the feedback draws' salt
   std::set<std::string> timed_suites;  // a correct candidate is timed on these suites' cases ("": never)
+  // Builds run in bubblewrap (sandbox.h: the allowlisted environment, no network, writable only
+  // the slot's outputs) and checks in sandboxed kernel workers; false only with --no-sandbox.
+  bool sandbox = true;
 };
 
 class CandidateBench {
@@ -75,7 +78,7 @@ class CandidateBench {
     std::string source, library;
     std::vector<std::string> commands;  // shell commands, run in the build folder
   };
-  bool build_in_slot(int slot, const std::string& binding, const std::string& log_path) const;
+  bool build_in_slot(int slot, const std::string& attempt, const std::string& binding, const std::string& log_path) const;
   void time(const std::string& attempt, const std::string& op, const std::string& backend, const std::vector<SuiteCases>& cases,
             CandidateResult& result) const;
 

@@ -1,0 +1,61 @@
+// The one typed request between whoever plans a run and the supervisor that runs it: a Job is
+// the cases of one operator in one suite (all of them, or those named), one backend, a mode
+// (check or time) and the settings it fixes (salt, draws, case timeout, device). Its JSON form
+// (schema "backendbench-job", version kJobSchemaVersion; documented in the README, "Jobs") is
+// what the generated CTest entries, `backendbench run`, the llm backends' candidate checks and
+// the scripts hand to the test executables and ./bench (--backendbench_job), in place of name
+// filters; verdicts (verdict.h) are the response. A field is only ever added within a version.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "language/diagnostic.h"
+
+namespace backendbench {
+
+constexpr int kJobSchemaVersion = 1;
+
+struct Job {
+  enum class Mode { kCheck, kTime };
+
+  std::string suite;               // smoke
+  std::string op;                  // relu.default (the operator's display name)
+  std::string backend;             // aten, impl1, a Python kernel's or an op library's name
+  Mode mode = Mode::kCheck;        // kCheck: the test executables; kTime: ./bench
+  std::vector<std::string> cases;  // case names, run in this order; empty: every case of the operator
+  // Settings the job fixes; unset: the running process's own (settings.h).
+  std::optional<uint64_t> salt;
+  std::optional<int> draws;
+  std::optional<int> case_timeout_seconds;
+  std::optional<std::string> device;  // "cpu", "cuda", "cuda:1"
+
+  // The same job restricted to one case.
+  Job only(const std::string& case_name) const;
+  // "<suite>/<op>/<backend>": how messages name a job.
+  std::string name() const;
+};
+
+// A bad job: "<where>:<line>:<column>: error: <what>; expected <form>".
+using JobError = DiagnosticError;
+
+// One line of JSON, no newline.
+std::string job_json(const Job& job);
+
+// Jobs from JSON Lines (one job per line; empty lines ignored). `where` names the text in
+// errors (a file, or the flag that carried it). Throws JobError on the first bad line.
+std::vector<Job> parse_jobs(const std::string& text, const std::string& where);
+
+// The value of --backendbench_job: a job's JSON itself (starts with '{'), or the path of a
+// JSON Lines file of jobs. Throws JobError (an unreadable file included).
+std::vector<Job> jobs_from_argument(const std::string& value);
+
+// "0x0123456789abcdef": how a salt is written, in jobs, verdicts and on the console.
+std::string salt_text(uint64_t salt);
+// A salt as given: "0x" and hexadecimal digits, or decimal; nullopt when it is neither.
+std::optional<uint64_t> parse_salt(const std::string& text);
+
+}  // namespace backendbench
