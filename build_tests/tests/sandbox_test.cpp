@@ -85,6 +85,22 @@ TEST(Sandbox, FoldersUnderAHiddenOneAreBoundBackReadOnly) {
   EXPECT_NE(std::find(bound.begin(), bound.end(), "/root"), bound.end());
 }
 
+TEST(Sandbox, ALinkIsBoundWithWhereItLeads) {
+  // A kernel view's file links to the user's kernel, both under a hidden folder (/tmp): the
+  // worker must see the target too (a .py kernel of a view failed to import without it).
+  const std::string base = "/tmp/sandbox_link_" + std::to_string(getpid());
+  files::make_directories(base + "/kernels");
+  files::make_directories(base + "/view");
+  files::write_whole(base + "/kernels/k.py", "x = 1\n");
+  files::make_link(base + "/kernels/k.py", base + "/view/k.py");
+  SandboxPolicy policy;
+  policy.read_only = {base + "/view/k.py"};
+  const std::vector<std::string> bound = values_of(sandboxed_command("bwrap", policy, {"w"}), "--ro-bind");
+  files::remove_tree(base);
+  EXPECT_NE(std::find(bound.begin(), bound.end(), base + "/view/k.py"), bound.end());
+  EXPECT_NE(std::find(bound.begin(), bound.end(), base + "/kernels/k.py"), bound.end());
+}
+
 TEST(Sandbox, AWritableFolderIsBoundAfterTheHiddenOnes) {
   SandboxPolicy policy;
   policy.writable = {"/tmp"};

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -127,6 +128,12 @@ std::vector<std::string> sandboxed_command(const std::string& bubblewrap, const 
   // folder it is readable already).
   std::set<std::string> bound;
   std::vector<std::string> read_only = policy.read_only;
+  // A path that is a link (a kernel view's file, say) is readable only with where it leads.
+  for (const std::string& path : policy.read_only) {
+    std::error_code error;
+    const std::filesystem::path target = std::filesystem::canonical(path, error);
+    if (!error && target.string() != path) read_only.push_back(target.string());
+  }
   std::sort(read_only.begin(), read_only.end());
   for (const std::string& path : read_only) {
     if (path.empty() || path[0] != '/' || !exists(path)) continue;
