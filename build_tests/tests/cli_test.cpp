@@ -12,14 +12,14 @@
 #include <fstream>
 
 #include "backendbench/files.h"
-#include "cli/build_tree.h"
+#include "build_service/build_tree.h"
 #include "cli/compare.h"
 #include "cli/errors.h"
-#include "cli/process.h"
+#include "build_service/process.h"
 #include "cli/progress.h"
 #include "cli/report.h"
 #include "cli/run_request.h"
-#include "cli/scaffold.h"
+#include "agents/scaffold.h"
 #include "schema/torch_schema.h"
 
 namespace backendbench::cli {
@@ -59,7 +59,7 @@ bool known(const std::string& filter) { return filter == "relu" || filter == "ad
 std::string error_of(const RunArguments& arguments, const Scratch& scratch) {
   try {
     check_run_arguments(arguments, context_in(scratch), known);
-  } catch (const CliError& error) {
+  } catch (const DiagnosticError& error) {
     return error.what();
   }
   return "";
@@ -180,7 +180,7 @@ TEST(RunArguments, LlmWithoutAKeyNamesTheVariable) {
   try {
     check_run_arguments(with([](RunArguments& a) { a.backend = "llm"; }), context, known);
     ADD_FAILURE() << "accepted without a key";
-  } catch (const CliError& error) {
+  } catch (const DiagnosticError& error) {
     EXPECT_EQ(std::string(error.what()),
               "--backend: error: llm needs ANTHROPIC_API_KEY in the environment (https://api.anthropic.com); expected a key in "
               "ANTHROPIC_API_KEY, a server on loopback (ANTHROPIC_BASE_URL), or --replay DIR");
@@ -405,7 +405,7 @@ TEST(Scaffold, WritesTheExactSignatureIntoTheNextFreeFile) {
   try {
     write_scaffold(relu);
     ADD_FAILURE() << "replaced an existing kernel";
-  } catch (const CliError& error) {
+  } catch (const DiagnosticError& error) {
     EXPECT_NE(std::string(error.what()).find("exists already"), std::string::npos);
   }
 }
@@ -415,7 +415,7 @@ TEST(Scaffold, UnknownOperator) {
   try {
     scaffold_kernel("frobnicate", scratch.path(), false, schema::TorchSchemaSource(), BACKENDBENCH_TEST_SOURCE_DIR "/templates", "");
     ADD_FAILURE() << "no error";
-  } catch (const CliError& error) {
+  } catch (const DiagnosticError& error) {
     EXPECT_EQ(std::string(error.what()).substr(0, 50), "new: error: unknown operator 'frobnicate.default';");
   }
 }
@@ -483,7 +483,7 @@ TEST(SuiteManifest, ReadsTheGeneratorsFileAndNamesABadOne) {
   try {
     read_suite_manifest(bad);
     ADD_FAILURE() << "no error";
-  } catch (const CliError& error) {
+  } catch (const DiagnosticError& error) {
     EXPECT_EQ(std::string(error.what()), bad + ": error: not a suite manifest of version 1; expected a suite.json written by backendbench-gen");
   }
 }

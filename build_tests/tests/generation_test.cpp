@@ -7,7 +7,7 @@
 
 #include "backendbench/files.h"
 #include "cli/generation_phase.h"
-#include "cli/kernel_prompt.h"
+#include "agents/kernel_prompt.h"
 #include "cli/run_request.h"
 #include "language/diagnostic.h"
 

@@ -16,12 +16,12 @@
 #include <thread>
 
 #include "backendbench/files.h"
-#include "cli/model_cassette.h"
-#include "cli/model_client.h"
+#include "agents/model_cassette.h"
+#include "agents/model_client.h"
 
 extern char** environ;
 
-namespace backendbench::cli {
+namespace backendbench::agents {
 namespace {
 
 using Json = nlohmann::json;
@@ -290,4 +290,4 @@ TEST(ModelCassette, ARecordedRunReplaysWithoutTheServer) {
 }
 
 }  // namespace
-}  // namespace backendbench::cli
+}  // namespace backendbench::agents

@@ -29,4 +29,9 @@ class DiagnosticError : public std::runtime_error {
   Diagnostic diagnostic_;
 };
 
+// A diagnostic about a whole file, folder or argument: "<where>: error: <what>; expected <form>".
+inline DiagnosticError error_at(const std::string& where, const std::string& what, const std::string& expected) {
+  return DiagnosticError(Diagnostic{where, 0, 0, what, expected});
+}
+
 }  // namespace backendbench

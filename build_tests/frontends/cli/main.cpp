@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
     if (*ops_command_line) return ops_command(ops);
     if (*report_command_line) return report_command(report_directory);
     if (*compare_command_line) return compare_command(before, after, threshold, fail_on_regression);
-  } catch (const CliError& error) {
+  } catch (const backendbench::DiagnosticError& error) {
     std::cerr << error.what() << "\n";
     return 2;
   } catch (const std::exception& error) {

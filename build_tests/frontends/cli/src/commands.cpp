@@ -31,14 +31,14 @@
 #include "backendbench/run_scores.h"
 #include "backendbench/settings.h"
 #include "backendbench/verdict.h"
-#include "cli/build_tree.h"
+#include "build_service/build_tree.h"
 #include "cli/compare.h"
 #include "cli/errors.h"
 #include "cli/generation_phase.h"
-#include "cli/process.h"
+#include "build_service/process.h"
 #include "cli/progress.h"
 #include "cli/report.h"
-#include "cli/scaffold.h"
+#include "agents/scaffold.h"
 #include "emit/emitter.h"
 #include "language/naming.h"
 #include "schema/torch_schema.h"
@@ -161,7 +161,7 @@ void build_with_progress(const BuildTree& tree, const std::vector<std::string>& 
   };
   try {
     tree.build_targets(targets, jobs, log, [&] { show(false); });
-  } catch (const CliError&) {
+  } catch (const DiagnosticError&) {
     show(true);
     throw;
   }
@@ -624,7 +624,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     std::cout << "building " << joined(test_targets, ", ") << " (log: " << logs << "/build.log)\n" << std::flush;
     try {
       build_with_progress(tree, test_targets, request.jobs, logs + "/build.log");
-    } catch (const CliError& error) {
+    } catch (const DiagnosticError& error) {
       std::cerr << error.what() << "\n";
       return 3;
     }
@@ -640,7 +640,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   std::map<std::string, std::string> broken;
   try {
     build_with_progress(tree, targets, request.jobs, logs + "/build.log");
-  } catch (const CliError& error) {
+  } catch (const DiagnosticError& error) {
     // A kernel that does not compile fails its own cases; the others still run (also when no
     // kernel compiles: each fails with its own compiler error). A build that fails with every
     // kernel building alone is not a kernel's fault, and ends the run.
@@ -657,7 +657,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     configure_tree(tree, {request.suites, view, request.ops, request.topn, request.torchbench_traces}, logs);
     try {
       build_with_progress(tree, targets, request.jobs, logs + "/build.log");
-    } catch (const CliError& again) {
+    } catch (const DiagnosticError& again) {
       std::cerr << again.what() << "\n";
       return 3;
     }
@@ -805,7 +805,7 @@ int ops_command(const OpsRequest& request) {
   try {
     tree.build_targets({"backendbench_generate_" + checked.suites[0].name}, checked.jobs,
                        checked.build + "/backendbench_logs/build.log");
-  } catch (const CliError& error) {
+  } catch (const DiagnosticError& error) {
     std::cerr << error.what() << "\n";
     return 3;
   }

@@ -13,7 +13,7 @@
 
 #include "backendbench/settings.h"
 #include "cli/errors.h"
-#include "cli/model_cassette.h"
+#include "agents/model_cassette.h"
 #include "language/naming.h"
 #include "model/schema.h"
 #include "schema/torch_schema.h"

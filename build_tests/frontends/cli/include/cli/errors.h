@@ -2,15 +2,18 @@
 // "<where>: error: <what was wrong>; expected <the accepted form>", printed as it is.
 #pragma once
 
-#include <stdexcept>
 #include <string>
+
+#include "language/diagnostic.h"
 
 namespace backendbench::cli {
 
-class CliError : public std::runtime_error {
+// The rooms below the command (agents, build_service) throw DiagnosticError (error_at); the
+// command catches that, which catches this too.
+class CliError : public DiagnosticError {
  public:
   CliError(const std::string& where, const std::string& what, const std::string& expected)
-      : std::runtime_error(where + ": error: " + what + "; expected " + expected) {}
+      : DiagnosticError(Diagnostic{where, 0, 0, what, expected}) {}
 };
 
 }  // namespace backendbench::cli

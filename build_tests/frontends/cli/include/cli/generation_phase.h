@@ -12,11 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "cli/build_tree.h"
-#include "cli/generation_loop.h"
+#include "build_service/build_tree.h"
+#include "agents/generation_loop.h"
 #include "cli/run_request.h"
 
 namespace backendbench::cli {
+
+// The command stands on the rooms below it: the llm and kernel_agent loops, and the build service.
+using namespace backendbench::agents;  // NOLINT(google-build-using-namespace)
+using namespace backendbench::build;   // NOLINT(google-build-using-namespace)
 
 // The cases a candidate is checked on: every other case (0, 2, 4, ...) of the operator in a suite.
 std::vector<std::string> feedback_case_names(const std::vector<SuiteManifest::Case>& cases);

@@ -11,11 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "cli/generation_loop.h"
-#include "cli/kernel_prompt.h"
-#include "cli/model_client.h"
+#include "agents/generation_loop.h"
+#include "agents/kernel_prompt.h"
+#include "agents/model_client.h"
 
 namespace backendbench::cli {
+
+// The command stands on the rooms below it: the llm and kernel_agent loops, and the build service.
+using namespace backendbench::agents;  // NOLINT(google-build-using-namespace)
+using namespace backendbench::build;   // NOLINT(google-build-using-namespace)
 
 // The built-in suites, in the order `--help` lists them.
 inline const std::vector<std::string> kBuiltinSuites = {"smoke", "edge", "opinfo", "torchbench", "sample"};

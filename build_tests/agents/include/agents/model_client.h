@@ -20,7 +20,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace backendbench::cli {
+namespace backendbench::agents {
 
 enum class ModelApi { kAnthropic, kOpenAi };
 const char* model_api_name(ModelApi api);  // "anthropic", "openai"
@@ -108,4 +108,4 @@ std::string request_body(const ModelSettings& settings, const ModelRequest& requ
 // Reads an answer from a 200 response's body; throws ModelError (kMalformed) naming what is missing.
 ModelAnswer parse_answer(ModelApi api, const std::string& body);
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::agents

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace backendbench::cli {
+namespace backendbench::build {
 
 // generated/<suite>/suite.json: the suite as data.
 struct SuiteManifest {
@@ -33,7 +33,7 @@ struct SuiteManifest {
   std::vector<Operator> operators;
   int64_t excluded_inputs = 0, unselected_inputs = 0;
 };
-// Throws CliError naming the file when it is missing or not a suite manifest.
+// Throws DiagnosticError naming the file when it is missing or not a suite manifest.
 SuiteManifest read_suite_manifest(const std::string& path);
 
 class BuildTree {
@@ -48,10 +48,10 @@ class BuildTree {
 
   // Configures when the tree is new or any of `values` differs from its cache. A new tree gets
   // `new_tree_values` too (generator, build type, where libraries are). Returns whether it ran;
-  // throws CliError with the log's last lines when CMake fails.
+  // throws DiagnosticError with the log's last lines when CMake fails.
   bool configure(const std::map<std::string, std::string>& values,
                  const std::map<std::string, std::string>& new_tree_values, const std::string& log_path) const;
-  // Builds `targets`; throws CliError with the log's last lines when the build fails. `poll`, when
+  // Builds `targets`; throws DiagnosticError with the log's last lines when the build fails. `poll`, when
   // given, is called about twice a second while it runs.
   void build_targets(const std::vector<std::string>& targets, int jobs, const std::string& log_path,
                      const std::function<void()>& poll = nullptr) const;
@@ -76,4 +76,4 @@ class BuildTree {
   std::string source_, build_;
 };
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::build

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace backendbench::cli {
+namespace backendbench::build {
 
 struct ProcessOptions {
   std::string log_path;                             // stdout and stderr; "": inherited
@@ -31,4 +31,4 @@ std::string process_output(const std::vector<std::string>& argv);
 // The last `lines` lines of a text file ("" when unreadable).
 std::string tail_of_file(const std::string& path, int lines);
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::build

@@ -1,5 +1,5 @@
 // Building and checking one candidate alone; see candidate_bench.h.
-#include "cli/candidate_bench.h"
+#include "agents/candidate_bench.h"
 
 #include <chrono>
 #include <cmath>
@@ -14,15 +14,21 @@
 #include "backendbench/files.h"
 #include "backendbench/job_verdicts.h"
 #include "backendbench/sandbox.h"
-#include "cli/errors.h"
-#include "cli/process.h"
+#include "language/diagnostic.h"
+#include "build_service/process.h"
 #include "emit/emitter.h"
 #include "language/diagnostic.h"
 #include "language/naming.h"
 #include "model/model.h"
 #include "schema/torch_schema.h"
 
-namespace backendbench::cli {
+namespace backendbench::agents {
+
+using build::process_output;
+using build::ProcessOptions;
+using build::run_process;
+using build::tail_of_file;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -150,7 +156,7 @@ bool CandidateBench::build_in_slot(int slot, const std::string& attempt, const s
     // user's environment (the model's key), so an error it quotes can quote nothing secret.
     const std::optional<std::string> bubblewrap = bubblewrap_executable();
     if (!bubblewrap) {
-      throw CliError("bwrap", "cannot sandbox the candidates' builds: bubblewrap is not installed",
+      throw error_at("bwrap", "cannot sandbox the candidates' builds: bubblewrap is not installed",
                      "Debian's bubblewrap (scripts/install-deps.sh), or --no-sandbox to build them unsandboxed");
     }
     SandboxPolicy policy;
@@ -174,7 +180,7 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
                                       const std::vector<SuiteCases>& cases) const {
   CandidateResult result;
   const auto op = naming::OperatorName::from_folder(folder);
-  if (!op) throw CliError(folder, "not an operator's kernel folder", "an operator folder such as relu__default");
+  if (!op) throw error_at(folder, "not an operator's kernel folder", "an operator folder such as relu__default");
   const std::string kernel_root = attempt + "/kernel";
   const std::string stem = naming::implementation_stem(folder, number);
   result.kernel_file = kernel_root + "/" + folder + "/" + stem + kernel_extension(options_.language);
@@ -192,7 +198,7 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
       std::lock_guard<std::mutex> lock(generation_mutex());
       static const schema::TorchSchemaSource schemas;
       const std::vector<model::KernelVariant> kernels = model::discover_kernels(kernel_root, schemas);
-      if (kernels.size() != 1) throw CliError(kernel_root, "expected one kernel, found " + std::to_string(kernels.size()), "the candidate alone");
+      if (kernels.size() != 1) throw error_at(kernel_root, "expected one kernel, found " + std::to_string(kernels.size()), "the candidate alone");
       const std::vector<model::KernelVariant> derived = model::derive_variants(kernels, schemas);
       std::vector<std::pair<model::KernelVariant, model::Schema>> served;
       for (const model::KernelVariant& variant : derived) served.push_back({variant, *schemas.find(variant.op)});
@@ -314,4 +320,4 @@ void CandidateBench::time(const std::string& attempt, const std::string& op, con
   result.time_seconds = seconds_since(start);
 }
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::agents

@@ -12,9 +12,9 @@
 #include <memory>
 #include <string>
 
-#include "cli/model_client.h"
+#include "agents/model_client.h"
 
-namespace backendbench::cli {
+namespace backendbench::agents {
 
 // Wraps `live`: every answer and every model error is written to `directory` before it is
 // returned or rethrown.
@@ -27,4 +27,4 @@ std::unique_ptr<ModelClient> make_replay_client(std::string directory);
 // The file of `key` in `directory`.
 std::string cassette_file(const std::string& directory, const std::string& key);
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::agents

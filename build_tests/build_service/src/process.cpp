@@ -1,5 +1,5 @@
 // Child processes through posix_spawn; see process.h.
-#include "cli/process.h"
+#include "build_service/process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -17,7 +17,7 @@
 
 extern char** environ;
 
-namespace backendbench::cli {
+namespace backendbench::build {
 namespace {
 
 std::vector<std::string> environment_with(const std::map<std::string, std::string>& added) {
@@ -135,4 +135,4 @@ std::string tail_of_file(const std::string& path, int lines) {
   return text;
 }
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::build

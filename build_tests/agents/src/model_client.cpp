@@ -1,5 +1,5 @@
 // The model API clients; see model_client.h.
-#include "cli/model_client.h"
+#include "agents/model_client.h"
 
 #include <curl/curl.h>
 
@@ -11,7 +11,7 @@
 #include <random>
 #include <thread>
 
-namespace backendbench::cli {
+namespace backendbench::agents {
 namespace {
 
 using Json = nlohmann::json;
@@ -321,4 +321,4 @@ std::unique_ptr<ModelClient> make_http_client(const ModelSettings& settings, std
   return std::make_unique<HttpModelClient>(settings, std::move(api_key), std::move(transport), std::move(sleep));
 }
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::agents

@@ -1,5 +1,5 @@
 // The generation loop; see generation_loop.h.
-#include "cli/generation_loop.h"
+#include "agents/generation_loop.h"
 
 #include <atomic>
 #include <fstream>
@@ -12,12 +12,12 @@
 #include <thread>
 
 #include "backendbench/files.h"
-#include "cli/model_cassette.h"
-#include "cli/scaffold.h"
+#include "agents/model_cassette.h"
+#include "agents/scaffold.h"
 #include "language/naming.h"
 #include "schema/torch_schema.h"
 
-namespace backendbench::cli {
+namespace backendbench::agents {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -372,4 +372,4 @@ Json generation_json(const GenerationResult& result) {
           {"operators", operators}};
 }
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::agents

@@ -1,12 +1,12 @@
 // Prompts for the llm backends; see kernel_prompt.h.
-#include "cli/kernel_prompt.h"
+#include "agents/kernel_prompt.h"
 
 #include <sstream>
 
 #include "emit/template.h"
 #include "language/naming.h"
 
-namespace backendbench::cli {
+namespace backendbench::agents {
 namespace {
 
 std::string joined(const std::vector<std::string>& items, const std::string& separator) {
@@ -114,4 +114,4 @@ std::optional<std::string> first_fenced_block(const std::string& answer) {
   return std::nullopt;
 }
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::agents

@@ -15,10 +15,12 @@
 #include <vector>
 
 #include "backendbench/verdict.h"
-#include "cli/build_tree.h"
-#include "cli/kernel_prompt.h"
+#include "build_service/build_tree.h"
+#include "agents/kernel_prompt.h"
 
-namespace backendbench::cli {
+namespace backendbench::agents {
+
+using build::BuildTree;
 
 // The cases of one suite a candidate is checked on (gtest case names).
 struct SuiteCases {
@@ -63,7 +65,7 @@ class CandidateBench {
   explicit CandidateBench(CandidateBenchOptions options);
 
   // Builds the slots once (and the precompiled header they reuse), then reads each slot's compile
-  // and link commands from the build tool. Throws CliError with the log's last lines on failure.
+  // and link commands from the build tool. Throws DiagnosticError with the log's last lines on failure.
   void prepare(const std::string& log_path);
 
   // Writes `code` as <attempt>/kernel/<folder>/<folder>_implementation_<number><ext>, builds it in
@@ -86,4 +88,4 @@ class CandidateBench {
   std::vector<SlotCommands> slots_;
 };
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::agents

@@ -1,5 +1,5 @@
 // Recording and replaying model exchanges; see model_cassette.h.
-#include "cli/model_cassette.h"
+#include "agents/model_cassette.h"
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -7,7 +7,7 @@
 
 #include "backendbench/files.h"
 
-namespace backendbench::cli {
+namespace backendbench::agents {
 namespace {
 
 using Json = nlohmann::json;
@@ -131,4 +131,4 @@ std::unique_ptr<ModelClient> make_recording_client(std::unique_ptr<ModelClient> 
 
 std::unique_ptr<ModelClient> make_replay_client(std::string directory) { return std::make_unique<ReplayClient>(std::move(directory)); }
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::agents

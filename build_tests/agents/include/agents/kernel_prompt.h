@@ -10,7 +10,7 @@
 
 #include "emit/template.h"
 
-namespace backendbench::cli {
+namespace backendbench::agents {
 
 enum class KernelLanguage { kCpp, kCuda, kPython };
 const char* kernel_language_name(KernelLanguage language);  // cpp, cuda, python
@@ -58,4 +58,4 @@ class PromptWriter {
 // has none or its first block is not closed.
 std::optional<std::string> first_fenced_block(const std::string& answer);
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::agents

@@ -7,7 +7,7 @@
 
 #include "model/schema.h"
 
-namespace backendbench::cli {
+namespace backendbench::agents {
 
 struct ScaffoldedKernel {
   std::string path;         // absolute
@@ -18,13 +18,13 @@ struct ScaffoldedKernel {
   std::string text;         // the file
 };
 
-// Works out the file; writes nothing. Throws CliError for an unknown operator or one whose schema
+// Works out the file; writes nothing. Throws DiagnosticError for an unknown operator or one whose schema
 // the harness cannot bind. `user_op` as typed: a bare name (relu) makes a bare folder.
 ScaffoldedKernel scaffold_kernel(const std::string& user_op, const std::string& kernels_directory, bool cuda,
                                  const model::SchemaSource& schemas, const std::string& templates_directory,
                                  const std::string& torch_version);
 
-// Writes it (the folder too), refusing to replace a file. Throws CliError.
+// Writes it (the folder too), refusing to replace a file. Throws DiagnosticError.
 void write_scaffold(const ScaffoldedKernel& kernel);
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::agents

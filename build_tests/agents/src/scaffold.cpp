@@ -1,5 +1,5 @@
 // Scaffolding a kernel; see scaffold.h.
-#include "cli/scaffold.h"
+#include "agents/scaffold.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -8,11 +8,11 @@
 #include <cstring>
 #include <fstream>
 
-#include "cli/errors.h"
+#include "language/diagnostic.h"
 #include "emit/template.h"
 #include "language/naming.h"
 
-namespace backendbench::cli {
+namespace backendbench::agents {
 namespace {
 
 bool is_directory(const std::string& path) {
@@ -36,16 +36,16 @@ ScaffoldedKernel scaffold_kernel(const std::string& user_op, const std::string& 
                                  const std::string& torch_version) {
   const char* form = "an ATen operator of the installed libtorch: a base name (relu, add) or an overload (add.Tensor, aten.mul.Tensor)";
   const auto op = naming::OperatorName::from_user(user_op);
-  if (!op) throw CliError("new", "'" + user_op + "' is not an operator name", form);
+  if (!op) throw error_at("new", "'" + user_op + "' is not an operator name", form);
   const auto schema = schemas.find(*op);
-  if (!schema) throw CliError("new", "unknown operator '" + op->display() + "'", form);
+  if (!schema) throw error_at("new", "unknown operator '" + op->display() + "'", form);
   const model::KernelSignature signature = model::kernel_signature(*schema);
   if (!signature.unsupported.empty()) {
-    throw CliError("new", op->display() + " cannot be a kernel of this harness (" + signature.unsupported + ")",
+    throw error_at("new", op->display() + " cannot be a kernel of this harness (" + signature.unsupported + ")",
                    "an operator whose arguments and results the harness can bind");
   }
   if (!is_directory(kernels_directory)) {
-    throw CliError("--kernels", "kernel folder '" + kernels_directory + "' does not exist", "an existing folder");
+    throw error_at("--kernels", "kernel folder '" + kernels_directory + "' does not exist", "an existing folder");
   }
   // The folder already holding this operator's kernels, else the spelling the user chose.
   const bool bare = user_op.find('.') == std::string::npos;
@@ -85,13 +85,13 @@ ScaffoldedKernel scaffold_kernel(const std::string& user_op, const std::string& 
 void write_scaffold(const ScaffoldedKernel& kernel) {
   const std::string folder = kernel.path.substr(0, kernel.path.find_last_of('/'));
   if (!is_directory(folder) && mkdir(folder.c_str(), 0755) != 0) {
-    throw CliError(folder, std::string("cannot create the folder (") + std::strerror(errno) + ")", "a writable kernel folder");
+    throw error_at(folder, std::string("cannot create the folder (") + std::strerror(errno) + ")", "a writable kernel folder");
   }
   struct stat info {};
-  if (stat(kernel.path.c_str(), &info) == 0) throw CliError(kernel.path, "exists already", "a new file");
+  if (stat(kernel.path.c_str(), &info) == 0) throw error_at(kernel.path, "exists already", "a new file");
   std::ofstream out(kernel.path);
   out << kernel.text;
-  if (!out.flush()) throw CliError(kernel.path, "cannot write the file", "a writable kernel folder");
+  if (!out.flush()) throw error_at(kernel.path, "cannot write the file", "a writable kernel folder");
 }
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::agents

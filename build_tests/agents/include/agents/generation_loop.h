@@ -21,11 +21,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/candidate_bench.h"
-#include "cli/kernel_prompt.h"
-#include "cli/model_client.h"
+#include "agents/candidate_bench.h"
+#include "agents/kernel_prompt.h"
+#include "agents/model_client.h"
 
-namespace backendbench::cli {
+namespace backendbench::agents {
 
 // How much the loop asks, and what it keeps.
 struct GenerationLimits {
@@ -87,4 +87,4 @@ GenerationResult generate_kernels(const GenerationRequest& request, const std::v
 // The run folder's generation.json, and run.json's "generation".
 nlohmann::json generation_json(const GenerationResult& result);
 
-}  // namespace backendbench::cli
+}  // namespace backendbench::agents

@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""A room never includes the headers of a room above it (DEVELOPERS.md). The rooms, lowest first:
+
+  generator/language      the trace language, naming, diagnostics, the job's JSON form
+  build_tests/runtime     cases, backends, checks, verdicts, kernel workers, the job runner
+  build_tests/build_service  building a build tree, child processes
+  build_tests/agents      the llm and kernel_agent loops (nothing of the command)
+  build_tests/frontends/cli  the backendbench command
+
+Prints each include that reaches up, with its file and line, and exits 1 when there is one.
+"""
+import os
+import re
+import sys
+
+ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# room folder -> include prefixes of rooms above it
+FORBIDDEN = {
+    "generator/language": ["backendbench/", "build_service/", "agents/", "cli/", "emit/", "model/"],
+    "build_tests/runtime": ["build_service/", "agents/", "cli/"],
+    "build_tests/build_service": ["agents/", "cli/", "backendbench/"],
+    "build_tests/agents": ["cli/"],
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+found = []
+for room, above in FORBIDDEN.items():
+    for folder, _, names in os.walk(os.path.join(ROOT, room)):
+        for name in sorted(names):
+            if not name.endswith((".h", ".cpp")):
+                continue
+            path = os.path.join(folder, name)
+            with open(path, errors="replace") as source:
+                for number, line in enumerate(source, 1):
+                    match = INCLUDE.match(line)
+                    if match and any(match.group(1).startswith(prefix) for prefix in above):
+                        found.append(f"{os.path.relpath(path, ROOT)}:{number}:1: error: {room} includes "
+                                     f"\"{match.group(1)}\" of a room above it; expected only its own and lower rooms' headers")
+print("\n".join(found) if found else f"no room includes a room above it ({len(FORBIDDEN)} rooms checked)")
+sys.exit(1 if found else 0)
