@@ -1,4 +1,5 @@
-// `backendbench new <operator>`: a new kernel file in the kernel contract's layout
+// A new kernel file (`backendbench new <operator>`, and the stand-in the loop keeps for an operator
+// no candidate passed) in the kernel contract's layout
 // (<folder>/<folder>_implementation_<N>.cpp|.cu, N the next free number), with the exact C++
 // signature that the installed libtorch's schema gives, and a body that fails clearly until written.
 #pragma once

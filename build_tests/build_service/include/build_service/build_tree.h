@@ -1,4 +1,4 @@
-// The build folder the backendbench command drives: configured with the selection's BACKENDBENCH_*
+// A build folder, as the backendbench command and the agents drive it: configured with the selection's BACKENDBENCH_*
 // values (only when they differ from its cache), built for the targets the selection needs, and
 // read back: each suite's suite.json (written by the generator) and each CTest entry's verdicts.
 #pragma once

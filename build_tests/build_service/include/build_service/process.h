@@ -1,4 +1,4 @@
-// Child processes of the backendbench command (cmake, ctest, ./bench, git, nvidia-smi): started
+// Child processes of the command and the agents (cmake, ctest, ./bench, git, nvidia-smi): started
 // with an argument vector (no shell), their output into a log file, and polled while they run so
 // that the caller can print progress.
 #pragma once
