@@ -6,6 +6,8 @@
 
 #include <ATen/ATen.h>
 
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace backendbench::worker {
@@ -72,6 +74,59 @@ TEST(WorkerProtocol, ValuesKeepStridesAndSharedStorage) {
 
 TEST(WorkerProtocol, APayloadThatIsNotValuesIsAnError) {
   EXPECT_THROW(load_values({'n', 'o', 't'}), ProtocolError);
+}
+
+TEST(WorkerProtocol, AnUndefinedTensorAndAnEmptyOneRoundTrip) {
+  const std::vector<c10::IValue> loaded = load_values(save_values({at::Tensor(), at::empty({0, 3}, at::kHalf)}));
+  ASSERT_EQ(loaded.size(), 2u);
+  EXPECT_FALSE(loaded[0].isTensor() && loaded[0].toTensor().defined());
+  EXPECT_EQ(loaded[1].toTensor().sizes(), at::IntArrayRef({0, 3}));
+  EXPECT_EQ(loaded[1].toTensor().scalar_type(), at::kHalf);
+}
+
+// The payload of one float tensor of 4 elements with its table rewritten by `edit`; the bytes
+// after the table keep their layout (lengths and alignment recomputed).
+std::vector<char> with_table(const std::function<void(nlohmann::json&)>& edit) {
+  const std::vector<char> good = save_values({at::arange(4, at::kFloat)});
+  auto u64 = [&](size_t at) {
+    uint64_t value = 0;
+    for (int i = 0; i < 8; ++i) value |= uint64_t{static_cast<unsigned char>(good[at + i])} << (8 * i);
+    return value;
+  };
+  const uint64_t table_bytes = u64(0), structure_bytes = u64(8), storages = u64(16);
+  nlohmann::json table = nlohmann::json::parse(good.begin() + 24, good.begin() + 24 + table_bytes);
+  edit(table);
+  const std::string text = table.dump();
+  const auto aligned = [](size_t size) { return (size + 63) / 64 * 64; };
+  const size_t old_data = aligned(24 + table_bytes + structure_bytes), new_data = aligned(24 + text.size() + structure_bytes);
+  std::vector<char> out(new_data + (good.size() - old_data));
+  for (int i = 0; i < 8; ++i) {
+    out[i] = static_cast<char>((text.size() >> (8 * i)) & 0xff);
+    out[8 + i] = static_cast<char>((structure_bytes >> (8 * i)) & 0xff);
+    out[16 + i] = static_cast<char>((storages >> (8 * i)) & 0xff);
+  }
+  std::copy(text.begin(), text.end(), out.begin() + 24);
+  std::copy(good.begin() + 24 + table_bytes, good.begin() + 24 + table_bytes + structure_bytes, out.begin() + 24 + text.size());
+  std::copy(good.begin() + old_data, good.end(), out.begin() + new_data);
+  return out;
+}
+
+TEST(WorkerProtocol, AHostileTensorTableIsAnError) {
+  EXPECT_NO_THROW(load_values(with_table([](nlohmann::json&) {})));
+  const std::vector<std::pair<std::string, std::function<void(nlohmann::json&)>>> edits = {
+      {"a view past its storage", [](nlohmann::json& t) { t["tensors"][0]["sizes"] = {5}; }},
+      {"an offset past its storage", [](nlohmann::json& t) { t["tensors"][0]["offset"] = 1; }},
+      {"a negative stride", [](nlohmann::json& t) { t["tensors"][0]["strides"] = {-1}; }},
+      {"a huge stride", [](nlohmann::json& t) { t["tensors"][0]["strides"] = {int64_t{1} << 62}; }},
+      {"an unknown dtype", [](nlohmann::json& t) { t["tensors"][0]["dtype"] = 999; }},
+      {"a storage not in the table", [](nlohmann::json& t) { t["tensors"][0]["storage"] = 7; }},
+      {"a storage longer than the payload", [](nlohmann::json& t) { t["storages"][0]["bytes"] = 1 << 20; }},
+      {"a storage on another device", [](nlohmann::json& t) { t["storages"][0]["device"] = "meta"; }},
+      {"a table that is not one", [](nlohmann::json& t) { t = nlohmann::json::array(); }},
+  };
+  for (const auto& [what, edit] : edits) {
+    EXPECT_THROW(load_values(with_table(edit)), ProtocolError) << what;
+  }
 }
 
 }  // namespace

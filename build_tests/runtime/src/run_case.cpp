@@ -313,7 +313,7 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
     if (!alone) value_sets.push_back(materialize(handle.schema(), spec, device, 1, settings.salt));
     // Measured where the backend runs: a kernel worker's figures are bounded here (worker.h).
     const Measurement measured = backend.runs_in_worker()
-                                     ? measure_in_worker(op.display, handle, backend, device, value_sets, settings, timer, verdict.where())
+                                     ? measure_in_worker(op.display, handle, backend, device, value_sets, settings, verdict.where())
                                      : measure_case(op.display, handle, backend, device, value_sets, timer, verdict.where());
     for (const std::string& flag : measured.flags) verdict.flags.push_back(flag);
     for (const std::string& error : measured.errors) fail(verdict, error);

@@ -1,7 +1,7 @@
 // The kernel worker's protocol: one typed request in, one typed response out, across a process
 // boundary, in the shape of Bazel's JSON persistent workers (aesthetics.md §5). Each message is
 // one line of JSON (its header: schema, version, kind and fields) followed by `payload_bytes`
-// bytes of tensors in PyTorch's own serialization (torch::pickle_save, torch.save's format).
+// bytes of values: their structure in TorchScript's pickle, their tensors' storages as raw bytes.
 //
 //   list        → kernels: the backends the worker's manifest registers (or the load error)
 //   unusable    → why one backend cannot run (a Python kernel whose module does not load)
@@ -52,9 +52,9 @@ class TimeoutError : public ProtocolError {
 };
 std::optional<Message> read_message(int fd, int64_t timeout_ms);
 
-// Values to and from a payload: a tuple of IValues, in torch.save's format (storages shared
-// between tensors stay shared; strides and offsets are kept; CUDA tensors are copied to the
-// host on the way out and restored to their device on the way in).
+// Values to and from a payload: a tuple of IValues (storages shared between tensors stay shared;
+// strides and offsets are kept; CUDA storages are copied to the host on the way out and restored
+// to their device on the way in). load_values checks every length, index, dtype and extent.
 std::vector<char> save_values(const std::vector<c10::IValue>& values);
 std::vector<c10::IValue> load_values(const std::vector<char>& payload);
 
