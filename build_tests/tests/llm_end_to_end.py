@@ -16,9 +16,10 @@ speaking the Anthropic and OpenAI APIs), one CTest entry per step (--step):
              cleanly
   best       best-of-N: every round runs, each correct candidate is timed, the fastest is kept,
              and its speed is fed back
-  exfiltrate a model whose candidates #include a secret file in $HOME and the build's own
-             environment (/proc/self/environ), to read them back in the compiler's errors: the
-             sandboxed build sees neither $HOME nor the key, so no secret reaches the feedback,
+  exfiltrate a model whose candidates #include a secret file in $HOME, one in the build folder and
+             the build's own environment (/proc/self/environ), to read them back in the compiler's
+             errors: the sandboxed build sees neither $HOME, the build folder nor the key, so no
+             secret reaches the feedback,
              the results or the model; then a correct candidate passes
 """
 import argparse
@@ -373,26 +374,35 @@ def exfiltrate():
         f.write(planted + " is_not_cpp;\n")
     reads_home = answer("#include \"" + os.path.join(home, "secret.h") + "\"\n" +
                         kernel("neg__default", "const at::Tensor& self", "  return at::mul(self, -1);"))
+    # The build folder holds the run's logs and files, and earlier runs' results: hidden too.
+    planted_build = "planted-build-secret-52d8a0"
+    build_secret = os.path.join(tree, "planted_build_secret.h")
+    with open(build_secret, "w") as f:
+        f.write(planted_build + " is_not_cpp;\n")
+    reads_build = answer("#include \"" + build_secret + "\"\n" +
+                         kernel("neg__default", "const at::Tensor& self", "  return at::mul(self, -1);"))
     reads_environment = answer("#include \"/proc/self/environ\"\n" +
                                kernel("neg__default", "const at::Tensor& self", "  return at::mul(self, -1);"))
     good = answer(kernel("neg__default", "const at::Tensor& self", "  return at::mul(self, -1);"))
     try:
-        with Server("exfiltrate", {"neg.default": [reads_home, reads_environment, good]}) as server:
+        with Server("exfiltrate", {"neg.default": [reads_home, reads_build, reads_environment, good]}) as server:
             cli("run", "--suite", "edge", "--backend", "llm", "--ops", "neg", "--device", "cpu", "--no-timing",
-                "--rounds", "3", "--select", "first", "--build", tree, "-j", "2", "--out", results, expect=0,
+                "--rounds", "4", "--select", "first", "--build", tree, "-j", "2", "--out", results, expect=0,
                 environment={"ANTHROPIC_BASE_URL": "http://127.0.0.1:" + server.port, "ANTHROPIC_API_KEY": KEY,
                              "HOME": home, "BACKENDBENCH_PLANTED_TOKEN": planted})
             sent = open(server.log).read() if os.path.exists(server.log) else ""
     finally:
         shutil.rmtree(home, ignore_errors=True)
+        os.remove(build_secret)
     if not os.path.isfile(os.path.join(results, "run.json")):
         check(False, "the run wrote its results folder")
         return
     _, ops = read_run(results)
     outcomes = [a["outcome"] for a in ops["neg.default"]["attempts"]]
     # /proc/self/environ reads as empty to the compiler (its size is 0), so that candidate may build.
-    check(outcomes[0] == "build_failed" and outcomes[-1] == "passed", f"the $HOME read fails to build, a kernel passes: {outcomes}")
-    for secret in (KEY, planted):
+    check(outcomes[:2] == ["build_failed", "build_failed"] and outcomes[-1] == "passed",
+          f"the $HOME and build folder reads fail to build, a kernel passes: {outcomes}")
+    for secret in (KEY, planted, planted_build):
         check(secret not in sent, "no secret in what the model was sent")
         for root, _, names in os.walk(results):
             for name in names:
@@ -401,6 +411,9 @@ def exfiltrate():
                         check(secret not in f.read(), f"no secret in {os.path.join(root, name)}")
     second = open(os.path.join(results, "attempts", "neg__default", "w1_r2", "prompt.md")).read()
     check("secret.h" in second and "No such file" in second, "the first build's error is fed back: the file is not there")
+    third = open(os.path.join(results, "attempts", "neg__default", "w1_r3", "prompt.md")).read()
+    check("planted_build_secret.h" in third and "No such file" in third,
+          "the second build's error is fed back: the build folder's file is not there")
 
 
 {"arguments": arguments, "loop": loop, "errors": errors, "best": best, "exfiltrate": exfiltrate}[args.step]()

@@ -1,12 +1,15 @@
 // Building and checking one candidate alone; see candidate_bench.h.
 #include "agents/candidate_bench.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -141,6 +144,29 @@ std::vector<std::string> output_folders(const std::vector<std::string>& commands
   return {folders.begin(), folders.end()};
 }
 
+// What a slot's build reads besides the candidate: every absolute path its commands name that
+// exists (include folders, the precompiled header and the folder of its .gch, the slot's
+// source, the libraries it links), so that the project and the build folder can be hidden and
+// only these bound back.
+std::vector<std::string> compile_inputs(const std::vector<std::string>& commands) {
+  static const std::regex absolute_path(R"((^|[\s"'=,:]|-I|-L)(/[A-Za-z0-9._+@%~/-]+))");
+  std::set<std::string> inputs;
+  for (const std::string& command : commands) {
+    for (std::sregex_iterator it(command.begin(), command.end(), absolute_path), end; it != end; ++it) {
+      std::string path = (*it)[2].str();
+      while (path.size() > 1 && path.back() == '/') path.pop_back();
+      std::error_code error;
+      if (!std::filesystem::exists(path, error)) continue;
+      path = std::filesystem::canonical(path, error).string();  // torch/../nvidia/lib as it is
+      if (error) continue;
+      inputs.insert(path);
+      // A forced include may have a precompiled form beside it (cmake_pch.hxx.gch).
+      if (std::filesystem::is_regular_file(path, error)) inputs.insert(path.substr(0, path.find_last_of('/')));
+    }
+  }
+  return {inputs.begin(), inputs.end()};
+}
+
 }  // namespace
 
 bool CandidateBench::build_in_slot(int slot, const std::string& attempt, const std::string& binding,
@@ -152,7 +178,8 @@ bool CandidateBench::build_in_slot(int slot, const std::string& attempt, const s
   std::vector<std::string> argv = {"/bin/sh", "-c", script};
   if (options_.sandbox) {
     // The candidate's code is untrusted from its first byte: the compiler sees the toolchain,
-    // the project, the build folder and the candidate's own attempt, never $HOME, /tmp or the
+    // what the slot's commands name and the candidate's own attempt; never $HOME, /tmp, the rest
+    // of the project and the build folder (logs, earlier results, the run's files) or the
     // user's environment (the model's key), so an error it quotes can quote nothing secret.
     const std::optional<std::string> bubblewrap = bubblewrap_executable();
     if (!bubblewrap) {
@@ -160,9 +187,18 @@ bool CandidateBench::build_in_slot(int slot, const std::string& attempt, const s
                      "Debian's bubblewrap (scripts/install-deps.sh), or --no-sandbox to build them unsandboxed");
     }
     SandboxPolicy policy;
-    policy.read_only = loaded_library_folders();
-    for (const std::string& folder : {options_.tree.source(), options_.tree.build(), attempt}) policy.read_only.push_back(folder);
+    policy.read_only.push_back(attempt);
     policy.writable = output_folders(commands.commands, options_.tree.build());
+    const bool build_tool = std::any_of(commands.commands.begin(), commands.commands.end(),
+                                        [](const std::string& command) { return command.find(" --build ") != std::string::npos; });
+    if (build_tool) {
+      // Another generator than Ninja: the build tool reads the whole build folder.
+      policy.read_only = loaded_library_folders();
+      for (const std::string& folder : {attempt, options_.tree.source(), options_.tree.build()}) policy.read_only.push_back(folder);
+    } else {
+      policy.hidden = {options_.tree.source(), options_.tree.build()};
+      for (const std::string& input : compile_inputs(commands.commands)) policy.read_only.push_back(input);
+    }
     policy.environment = sandbox_environment(SandboxPolicy::kScratch);
     argv = sandboxed_command(*bubblewrap, policy, argv);
   }

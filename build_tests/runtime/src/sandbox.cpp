@@ -114,6 +114,9 @@ std::vector<std::string> sandboxed_command(const std::string& bubblewrap, const 
   std::vector<std::string> hidden = {"/tmp", "/var/tmp", "/root", "/home", "/run", "/mnt", "/media", "/srv"};
   if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/' && std::string(home) != "/") hidden.push_back(home);
   if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && tmp[0] == '/' && std::string(tmp) != "/") hidden.push_back(tmp);
+  for (const std::string& folder : policy.hidden) {
+    if (folder.size() > 1 && folder[0] == '/') hidden.push_back(folder);
+  }
   std::sort(hidden.begin(), hidden.end());  // parents before their children
   for (const std::string& folder : hidden) {
     if (!exists(folder)) continue;

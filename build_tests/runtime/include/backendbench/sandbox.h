@@ -29,6 +29,7 @@ struct SandboxPolicy {
   int64_t scratch_bytes = int64_t{2} << 30;
   std::vector<std::string> read_only;      // folders or files to keep visible, read-only
   std::vector<std::string> writable;       // folders bound writable (a build's output folders)
+  std::vector<std::string> hidden;         // more folders hidden like /tmp (read_only and writable bound back)
   bool gpu = false;                        // bind the GPU device files (/dev/nvidia*)
   std::map<std::string, std::string> environment;  // the whole environment inside
 };
