@@ -118,6 +118,10 @@ TEST(WorkerProtocol, AHostileTensorTableIsAnError) {
       {"an offset past its storage", [](nlohmann::json& t) { t["tensors"][0]["offset"] = 1; }},
       {"a negative stride", [](nlohmann::json& t) { t["tensors"][0]["strides"] = {-1}; }},
       {"a huge stride", [](nlohmann::json& t) { t["tensors"][0]["strides"] = {int64_t{1} << 62}; }},
+      {"a view of 2^40 elements over one", [](nlohmann::json& t) {
+         t["tensors"][0]["sizes"] = {int64_t{1} << 20, int64_t{1} << 20};
+         t["tensors"][0]["strides"] = {0, 0};
+       }},
       {"an unknown dtype", [](nlohmann::json& t) { t["tensors"][0]["dtype"] = 999; }},
       {"a storage not in the table", [](nlohmann::json& t) { t["tensors"][0]["storage"] = 7; }},
       {"a storage longer than the payload", [](nlohmann::json& t) { t["storages"][0]["bytes"] = 1 << 20; }},

@@ -90,6 +90,11 @@ at::Tensor whole_storage(const at::Tensor& tensor) {
   return tensor.as_strided({elements}, {1}, 0);
 }
 
+at::Tensor storage_bytes(const c10::Storage& storage) {
+  const int64_t size = static_cast<int64_t>(storage.nbytes());
+  return at::empty({0}, at::TensorOptions().dtype(at::kByte).device(storage.device())).set_(storage, 0, {size}, {1});
+}
+
 bool has_floating_tensor(const std::vector<c10::IValue>& values) {
   const std::vector<at::Tensor> tensors = tensors_in(values);
   return std::any_of(tensors.begin(), tensors.end(),

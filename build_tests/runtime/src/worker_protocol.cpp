@@ -13,6 +13,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "backendbench/tensor_values.h"
+
 namespace backendbench::worker {
 namespace {
 
@@ -130,12 +132,6 @@ uint64_t get_u64(const std::vector<char>& in, size_t at) {
   return value;
 }
 
-// A storage's bytes as a one-dimensional byte tensor on its device.
-at::Tensor bytes_of(const c10::Storage& storage) {
-  const int64_t size = static_cast<int64_t>(storage.nbytes());
-  return at::empty({0}, at::TensorOptions().dtype(at::kByte).device(storage.device())).set_(storage, 0, {size}, {1});
-}
-
 }  // namespace
 
 std::vector<char> save_values(const std::vector<c10::IValue>& values) {
@@ -175,7 +171,7 @@ std::vector<char> save_values(const std::vector<c10::IValue>& values) {
   std::memcpy(out.data() + 24 + table_text.size(), structure.data(), structure.size());
   for (size_t i = 0; i < kept.size(); ++i) {
     if (kept[i].nbytes() == 0) continue;
-    at::from_blob(out.data() + starts[i], {static_cast<int64_t>(kept[i].nbytes())}, at::kByte).copy_(bytes_of(kept[i]));
+    at::from_blob(out.data() + starts[i], {static_cast<int64_t>(kept[i].nbytes())}, at::kByte).copy_(storage_bytes(kept[i]));
   }
   return out;
 }
@@ -227,17 +223,21 @@ std::vector<c10::IValue> load_values(const std::vector<char>& payload) {
       if (sizes.size() != strides.size() || offset < 0) throw ProtocolError("a tensor with a malformed view");
       // The last element it reaches must lie inside its storage (checked without overflow).
       const uint64_t item = c10::elementSize(dtype);
-      uint64_t last = static_cast<uint64_t>(offset);
+      uint64_t last = static_cast<uint64_t>(offset), elements = 1;
       bool empty = false;
       for (size_t d = 0; d < sizes.size(); ++d) {
         if (sizes[d] < 0 || strides[d] < 0 || sizes[d] > (int64_t{1} << 40) || strides[d] > (int64_t{1} << 40)) {
           throw ProtocolError("a tensor with a malformed view");
         }
         empty = empty || sizes[d] == 0;
+        // Zero strides reach nothing new, so the extent alone does not bound the count: a view
+        // of 2^40 elements over one float would hang every comparison made with it.
+        elements = sizes[d] == 0 ? 0 : std::min<uint64_t>(elements * static_cast<uint64_t>(sizes[d]), uint64_t{1} << 50);
         if (sizes[d] > 0) last += static_cast<uint64_t>(sizes[d] - 1) * static_cast<uint64_t>(strides[d]);
         if (last > (uint64_t{1} << 50)) throw ProtocolError("a tensor with a malformed view");
       }
       if (!empty && (last + 1) * item > storages[storage].nbytes()) throw ProtocolError("a tensor that reaches past its storage");
+      if (sizes.size() > 64 || elements > (uint64_t{1} << 36)) throw ProtocolError("a tensor with a malformed view");
       at::Tensor tensor = at::empty({0}, at::TensorOptions().dtype(dtype).device(storages[storage].device()))
                               .set_(storages[storage], offset, sizes, strides);
       if (entry.value("requires_grad", false) && at::isFloatingType(dtype)) tensor.set_requires_grad(true);

@@ -28,5 +28,7 @@ bool has_floating_tensor(const std::vector<c10::IValue>& values);
 // A strided tensor's whole storage from offset 0, as one flat view: what a copy of a tensor
 // (zero-stride views included) must copy.
 at::Tensor whole_storage(const at::Tensor& tensor);
+// A storage's every byte as a flat uint8 tensor on its device (sharing the storage).
+at::Tensor storage_bytes(const c10::Storage& storage);
 
 }  // namespace backendbench

@@ -38,8 +38,8 @@ int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error);
 // median or above: samples/2 × (reference + kernel median) ≤ the wall time seen here), else the
 // measurement fails with that reason; and the reference time the worker reports may be at most
 // kReferenceAgreement times (plus kReferenceSlackUs) what this process measures of the
-// reference itself, interleaved with itself as the worker interleaves it with the kernel, under
-// a short stopping rule of its own on CUDA. The roofline (time_case) bounds the kernel time from below.
+// reference itself, interleaved with a partner as the worker interleaves it with the kernel (on
+// CUDA the reference again, under a short rule; on a CPU one core busy for the kernel's time). The roofline (time_case) bounds the kernel time from below.
 inline constexpr double kReferenceAgreement = 2.0;
 inline constexpr double kReferenceSlackUs = 2.0;
 Measurement measure_in_worker(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
