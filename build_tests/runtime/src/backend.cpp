@@ -142,7 +142,8 @@ bool backend_order(const std::unique_ptr<Backend>& a, const std::unique_ptr<Back
 
 }  // namespace
 
-Backend::ObservedCall Backend::call_observed(const c10::OperatorHandle& op, Stack stack, c10::Device device) const {
+Backend::ObservedCall Backend::call_observed(const c10::OperatorHandle& op, Stack stack, c10::Device device,
+                                             const InputDraw*) const {
   ObservedCall observed;
   observed.inside = observe_call([&] { return call(op, std::move(stack), device); }, observed.outputs, device);
   return observed;

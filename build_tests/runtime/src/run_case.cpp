@@ -110,7 +110,8 @@ bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& bac
   call.kernel_inputs = kernel_inputs;
   try {
     // Observed where the backend runs: here, or in its kernel worker (worker.h).
-    Backend::ObservedCall observed = backend.call_observed(handle, kernel_inputs, device);
+    const InputDraw drawn_from{&spec, draw, settings.salt};
+    Backend::ObservedCall observed = backend.call_observed(handle, kernel_inputs, device, &drawn_from);
     call.actual = std::move(observed.outputs);
     call.inside = std::move(observed.inside);
   } catch (const std::exception& error) {
@@ -312,8 +313,10 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
     std::vector<Stack> value_sets = {materialize(handle.schema(), spec, device, 0, settings.salt)};
     if (!alone) value_sets.push_back(materialize(handle.schema(), spec, device, 1, settings.salt));
     // Measured where the backend runs: a kernel worker's figures are bounded here (worker.h).
+    const std::vector<InputDraw> drawn_from = {{&spec, 0, settings.salt}, {&spec, 1, settings.salt}};
     const Measurement measured = backend.runs_in_worker()
-                                     ? measure_in_worker(op.display, handle, backend, device, value_sets, settings, verdict.where())
+                                     ? measure_in_worker(op.display, handle, backend, device, value_sets, drawn_from,
+                                                         settings, verdict.where())
                                      : measure_case(op.display, handle, backend, device, value_sets, timer, verdict.where());
     for (const std::string& flag : measured.flags) verdict.flags.push_back(flag);
     for (const std::string& error : measured.errors) fail(verdict, error);

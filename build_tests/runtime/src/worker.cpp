@@ -27,6 +27,7 @@
 
 #include "backendbench/backend.h"
 #include "backendbench/files.h"
+#include "backendbench/inputs.h"
 #include "backendbench/observe.h"
 #include "backendbench/operator_facts.h"
 #include "backendbench/run_start.h"
@@ -56,6 +57,16 @@ json call_request(const std::string& kind, const std::string& op_display, const 
   header["overload"] = handle.schema().overload_name();
   header["device"] = device.str();
   return header;
+}
+
+// How a stack of inputs was made (InputDraw), for a worker to make the same values.
+json draw_json(const InputDraw& drawn) {
+  return {{"arguments", drawn.spec->arguments},
+          {"file", drawn.spec->file},
+          {"line", drawn.spec->line},
+          {"seed", drawn.spec->seed},
+          {"draw", drawn.draw},
+          {"salt", drawn.salt}};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -369,16 +380,22 @@ class WorkerBackend : public Backend {
   }
 
   Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device device) const override {
-    return call_observed(op, std::move(stack), device).outputs;
+    return call_observed(op, std::move(stack), device, nullptr).outputs;
   }
 
-  ObservedCall call_observed(const c10::OperatorHandle& op, Stack stack, c10::Device device) const override {
-    const json header = call_request("call", op_, name(), op, device);
+  ObservedCall call_observed(const c10::OperatorHandle& op, Stack stack, c10::Device device,
+                             const InputDraw* drawn_from) const override {
+    json header = call_request("call", op_, name(), op, device);
     if (!hung_.empty()) throw std::runtime_error("not run again: its kernel worker hung on an earlier case (" + hung_ + ")");
+    // The worker makes the inputs itself where it can: then only what the call changed and its
+    // outputs cross. Inputs it made otherwise than these only fail its own case (the outputs
+    // and the inputs after the call are compared here, with these inputs' reference).
+    if (drawn_from != nullptr) header["inputs"] = draw_json(*drawn_from);
     std::vector<char> payload;
     json answer;
     try {
-      answer = WorkerPool::instance().request(device.is_cuda(), header, worker::save_values(stack), &payload);
+      answer = WorkerPool::instance().request(device.is_cuda(), header,
+                                              drawn_from != nullptr ? std::vector<char>() : worker::save_values(stack), &payload);
     } catch (const WorkerHung& error) {
       hung_ = error.what();  // every later case would wait out the same timeout
       throw;
@@ -489,11 +506,23 @@ CallTarget call_target(const json& header) {
           c10::Device(header.value("device", "cpu"))};
 }
 
+// One stack of inputs, made here from how the supervisor made its own (draw_json).
+std::vector<c10::IValue> drawn_inputs(const json& drawn, const c10::OperatorHandle& op, c10::Device device) {
+  const std::string arguments = drawn.at("arguments").get<std::string>(), file = drawn.at("file").get<std::string>();
+  const CaseSpec spec{"", arguments.c_str(), file.c_str(), drawn.at("line").get<int>(), drawn.at("seed").get<uint64_t>(), 0, ""};
+  return materialize(op.schema(), spec, device, drawn.at("draw").get<int>(), drawn.at("salt").get<uint64_t>());
+}
+
 json answer_call(const json& header, const std::vector<char>& payload, std::vector<char>& out, bool& fatal) {
   json answer = response_header();
   const auto [backend, op, device] = call_target(header);
-  std::vector<c10::IValue> inputs = worker::load_values(payload);
-  make_storages_resizable(inputs);
+  std::vector<c10::IValue> inputs;
+  if (header.contains("inputs")) {
+    inputs = drawn_inputs(header.at("inputs"), op, device);
+  } else {
+    inputs = worker::load_values(payload);
+    make_storages_resizable(inputs);
+  }
   // The inputs' bytes before the call: an input the call left as it was does not go back (the
   // supervisor's copy is the same), which halves what crosses for most operators. That the
   // worker says so is no more its word than the bytes it would send: it could send either.
@@ -559,10 +588,14 @@ json answer_time(const json& header, const std::vector<char>& payload, bool& fat
   json answer = response_header();
   const auto [backend, op, device] = call_target(header);
   std::vector<std::vector<c10::IValue>> value_sets;
-  for (const c10::IValue& set : worker::load_values(payload)) {
-    if (!set.isTuple()) throw std::runtime_error("a value set that is not a tuple");
-    value_sets.emplace_back(set.toTupleRef().elements().begin(), set.toTupleRef().elements().end());
-    make_storages_resizable(value_sets.back());
+  if (header.contains("value_sets")) {
+    for (const json& drawn : header.at("value_sets")) value_sets.push_back(drawn_inputs(drawn, op, device));
+  } else {
+    for (const c10::IValue& set : worker::load_values(payload)) {
+      if (!set.isTuple()) throw std::runtime_error("a value set that is not a tuple");
+      value_sets.emplace_back(set.toTupleRef().elements().begin(), set.toTupleRef().elements().end());
+      make_storages_resizable(value_sets.back());
+    }
   }
   const json t = header.value("timing", json::object());
   StoppingRule rule;
@@ -657,13 +690,22 @@ double supervisor_reference_us(const std::string& op_display, const c10::Operato
 
 Measurement measure_in_worker_once(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
                                    c10::Device device, const std::vector<std::vector<c10::IValue>>& value_sets,
-                                   const Settings& settings, const std::string& where) {
+                                   const std::vector<InputDraw>& drawn_from, const Settings& settings,
+                                   const std::string& where) {
   json header = call_request("time", op_display, backend.name(), handle, device);
   header["timing"] = timing_settings(settings);
   header["where"] = where;
-  std::vector<c10::IValue> sets;
-  for (const auto& set : value_sets) sets.push_back(c10::ivalue::Tuple::create(set));
-  const std::vector<char> payload = worker::save_values(sets);
+  // Value sets the worker can make itself do not cross (a worker timing other values than
+  // these gains nothing it could not claim anyway: its figures are bounded below).
+  std::vector<char> payload;
+  if (!drawn_from.empty()) {
+    header["value_sets"] = json::array();
+    for (const InputDraw& drawn : drawn_from) header["value_sets"].push_back(draw_json(drawn));
+  } else {
+    std::vector<c10::IValue> sets;
+    for (const auto& set : value_sets) sets.push_back(c10::ivalue::Tuple::create(set));
+    payload = worker::save_values(sets);
+  }
   const auto started = std::chrono::steady_clock::now();
   const json answer = WorkerPool::instance().request(device.is_cuda(), header, payload, nullptr);
   const double observed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -731,7 +773,8 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
 
 Measurement measure_in_worker(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
                               c10::Device device, const std::vector<std::vector<c10::IValue>>& value_sets,
-                              const Settings& settings, const std::string& where) {
+                              const std::vector<InputDraw>& drawn_from, const Settings& settings,
+                              const std::string& where) {
   // Measured up to kTimingAttempts times, a second apart, before it fails: on a busy machine
   // (other processes on the cores) a measurement of an honest kernel can disagree with the
   // supervisor's for a while. The figures kept are always those of a measurement that agreed, so
@@ -740,12 +783,12 @@ Measurement measure_in_worker(const std::string& op_display, const c10::Operator
   const auto disagrees = [](const Measurement& m) {
     return std::find(m.flags.begin(), m.flags.end(), "timing_disagrees") != m.flags.end();
   };
-  Measurement measured = measure_in_worker_once(op_display, handle, backend, device, value_sets, settings, where);
+  Measurement measured = measure_in_worker_once(op_display, handle, backend, device, value_sets, drawn_from, settings, where);
   for (int attempt = 1; attempt < kTimingAttempts && disagrees(measured); ++attempt) {
     std::cerr << "backendbench: measuring " << where << " on " << backend.name() << " again (attempt " << attempt + 1 << " of "
               << kTimingAttempts << "): " << measured.errors.back() << "\n";
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    measured = measure_in_worker_once(op_display, handle, backend, device, value_sets, settings, where);
+    measured = measure_in_worker_once(op_display, handle, backend, device, value_sets, drawn_from, settings, where);
   }
   return measured;
 }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "backendbench/cases.h"
 #include "backendbench/kernel_binding.h"
 #include "backendbench/observe.h"
 #include "backendbench/settings.h"
@@ -23,6 +24,15 @@ namespace backendbench {
 
 using Stack = std::vector<c10::IValue>;
 using BoundCall = std::function<Stack(Stack)>;
+
+// Where a stack of inputs came from: materialize(schema, *spec, device, draw, salt) (inputs.h),
+// which is deterministic. A kernel worker given it makes the same values itself, so that the
+// inputs need not cross the process (what crosses costs what the tensors weigh).
+struct InputDraw {
+  const CaseSpec* spec = nullptr;
+  int draw = 0;
+  uint64_t salt = 0;
+};
 
 class Backend {
  public:
@@ -47,12 +57,14 @@ class Backend {
   virtual Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device device) const = 0;
   // call(), observed where it runs (observe.h): by default in this process; a backend whose code
   // runs in a kernel worker (worker.h) is observed there, and the tensors of `stack` hold what
-  // the call left in them when it returns, as with a call in this process.
+  // the call left in them when it returns, as with a call in this process. `drawn_from`, when
+  // given, says how `stack`'s values were made (a worker then makes them itself).
   struct ObservedCall {
     Stack outputs;
     InsideObservations inside;
   };
-  virtual ObservedCall call_observed(const c10::OperatorHandle& op, Stack stack, c10::Device device) const;
+  virtual ObservedCall call_observed(const c10::OperatorHandle& op, Stack stack, c10::Device device,
+                                     const InputDraw* drawn_from = nullptr) const;
   // A call for timing, prepared once per case outside the timed region (`inputs`: the case's).
   virtual BoundCall bind(const c10::OperatorHandle& op, const Stack& inputs, c10::Device device) const;
   // The kernel as the dispatcher can register it (overrides.h); absent for backends that are

@@ -3,7 +3,8 @@
 //
 // Supervisor side: start_kernel_workers(manifest, settings) asks a worker which kernels the
 // manifest registers and adds one WorkerBackend per kernel to backends(). Each call of such a
-// backend sends the inputs (made and kept by the supervisor) to the worker and receives the
+// backend sends the inputs (made and kept by the supervisor; where it made them from a case,
+// only how, and the worker makes the same values itself) to the worker and receives the
 // outputs, the inputs as the call left them, and what the call's own process saw (observe.h);
 // the supervisor then runs every check on its own copy. Workers are started on first use, one
 // per device class (CPU work sees no GPU device files), sandboxed (sandbox.h) unless
@@ -42,8 +43,11 @@ int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error);
 // CUDA the reference again, under a short rule; on a CPU one core busy for the kernel's time). The roofline (time_case) bounds the kernel time from below.
 inline constexpr double kReferenceAgreement = 2.0;
 inline constexpr double kReferenceSlackUs = 2.0;
+// `drawn_from` says how each value set was made; the worker then makes them itself (nothing
+// crosses but the figures); empty, the value sets are sent.
 Measurement measure_in_worker(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
                               c10::Device device, const std::vector<std::vector<c10::IValue>>& value_sets,
-                              const Settings& settings, const std::string& where);
+                              const std::vector<InputDraw>& drawn_from, const Settings& settings,
+                              const std::string& where);
 
 }  // namespace backendbench

@@ -8,6 +8,10 @@
 //   call        inputs → the outputs, the inputs after the call, what the call's process saw
 //   time        the case's value sets → timing figures and flags measured in the worker
 //
+// Inputs and value sets travel as values, or, where the supervisor made them from a case
+// (`inputs`, `value_sets`: its argument text, seed, draw and salt), as that recipe alone: the
+// worker makes the same values with the same deterministic materialize() (inputs.h).
+//
 // The supervisor reads every response as hostile input: sizes are bounded, a malformed message
 // is an error of that worker (which is then stopped), and nothing in it can pass a case.
 #pragma once
