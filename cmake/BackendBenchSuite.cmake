@@ -178,6 +178,13 @@ function(backendbench_add_kernels)
     target_include_directories(${target} PRIVATE "${ARG_DIRECTORY}")
     set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden
                                                VISIBILITY_INLINES_HIDDEN ON)
+    if(BACKENDBENCH_SANDBOX_BUILDS)
+      # Kernel code is untrusted from its first byte: compiled in the sandbox, with the project
+      # and this build folder hidden but for what its command names (backendbench-build-sandbox).
+      set(launcher "${CMAKE_BINARY_DIR}/backendbench-build-sandbox" --hide "${PROJECT_SOURCE_DIR}" --hide "${CMAKE_BINARY_DIR}" --)
+      set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher}" CUDA_COMPILER_LAUNCHER "${launcher}")
+      add_dependencies(${target} backendbench_build_sandbox)
+    endif()
     list(APPEND libraries ${target})
     # The same object with its own symbols local, for the one library (backendbench_add_backend).
     set(local_object "${CMAKE_BINARY_DIR}/kernel_objects/${ARG_NAME}/${folder}/${stem}.local.o")

@@ -192,8 +192,16 @@ def workflow():
     os.makedirs(os.path.join(lone, "relu"))
     os.makedirs(os.path.join(lone, "add"))
     shutil.copy(os.path.join(args.source, "generated_kernels", "relu", "relu_implementation_1.cpp"), os.path.join(lone, "relu"))
+    # Its compile also tries to read a secret planted in the build folder: the compiler runs in
+    # the sandbox (backendbench-build-sandbox), where the build folder is hidden, so the error it
+    # gives quotes nothing of it.
+    planted = os.path.join(tree, "planted_build_secret.txt")
+    secret = "sk-build-secret-" + os.urandom(8).hex()
+    with open(planted, "w") as handle:
+        handle.write(secret + "\n")
     with open(os.path.join(lone, "add", "add_implementation_1.cpp"), "w") as handle:
-        handle.write("#include <ATen/ATen.h>\nat::Tensor add_kernel_impl(const at::Tensor& self, const at::Tensor& other, "
+        handle.write(f'#include <ATen/ATen.h>\n#include "{planted}"\n'
+                     "at::Tensor add_kernel_impl(const at::Tensor& self, const at::Tensor& other, "
                      "const at::Scalar& alpha) { return self + other * alpha }\n")
     lone_results = os.path.join(args.work, "lone_results")
     shutil.rmtree(lone_results, ignore_errors=True)
@@ -207,6 +215,11 @@ def workflow():
         check(relu_records and all(r["is_correct"] for r in relu_records), "a lone broken kernel: relu's kernel still ran and passed")
         check(add_records and all(not r["is_correct"] and "did not compile" in r.get("error_msg", "") for r in add_records),
               "a lone broken kernel: add.Tensor's cases fail with the compiler's error")
+    seen = done.stdout + done.stderr + open(os.path.join(tree, "backendbench_logs", "build.log")).read()
+    for folder, _, names in os.walk(lone_results):
+        seen += "".join(open(os.path.join(folder, name), errors="replace").read() for name in names)
+    check(secret not in seen, "the kernel's compile could not read the secret in the build folder (not in any output)")
+    os.remove(planted)
     # An op library as a backend: torch_decomp's relu passes; its add.Tensor runs aten::add.Tensor underneath.
     library_results = os.path.join(args.work, "library_results")
     shutil.rmtree(library_results, ignore_errors=True)

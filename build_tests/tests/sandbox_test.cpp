@@ -142,5 +142,88 @@ TEST(Sandbox, WritesOnlyWhereWritableForReal) {
   files::remove_tree(base);
 }
 
+std::string text_of(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(BuildCommand, WritesTheFoldersOfItsOutputsAndDependencyFile) {
+  const std::vector<std::string> words = {"/usr/bin/c++", "-MD", "-MT", "k.o", "-MF", "deps/k.o.d", "-o", "objects/k.o",
+                                          "-c", "/src/k.cpp"};
+  EXPECT_EQ(build_command_outputs(words, "/build"), (std::vector<std::string>{"/build/deps", "/build/objects"}));
+  EXPECT_EQ(build_command_outputs({"/usr/bin/c++", "-o", "/abs/out/k.o"}, "/build"), std::vector<std::string>{"/abs/out"});
+  EXPECT_TRUE(build_command_outputs({"/usr/bin/c++", "-c", "k.cpp"}, "/build").empty());
+}
+
+TEST(BuildCommand, ReadsWhatItNamesAndWhereTheLinksOfANamedFolderLead) {
+  const std::string base = "/tmp/backendbench_build_command_" + std::to_string(getpid());
+  files::make_directories(base + "/kernels/relu");
+  files::make_directories(base + "/view/relu");
+  files::make_directories(base + "/include");
+  files::make_directories(base + "/pch");
+  files::write_whole(base + "/kernels/relu/k.cpp", "int x;\n");
+  files::write_whole(base + "/pch/cmake_pch.hxx", "\n");
+  files::make_link(base + "/kernels/relu/k.cpp", base + "/view/relu/k.cpp");
+  const std::vector<std::string> inputs = build_command_inputs(
+      {"/usr/bin/c++", "-I" + base + "/include", "-I" + base + "/view", "-include", base + "/pch/cmake_pch.hxx",
+       "-Wl,-rpath," + base + "/include:" + base + "/missing", "-o", "relative/k.o", "-c", base + "/no_such_file.cpp"});
+  files::remove_tree(base);
+  const auto has = [&](const std::string& path) { return std::find(inputs.begin(), inputs.end(), path) != inputs.end(); };
+  EXPECT_TRUE(has(base + "/include"));
+  EXPECT_TRUE(has(base + "/view"));
+  EXPECT_TRUE(has(base + "/kernels/relu/k.cpp")) << "where the view's link leads";
+  EXPECT_TRUE(has(base + "/pch/cmake_pch.hxx"));
+  EXPECT_TRUE(has(base + "/pch")) << "the folder of a forced include, where its .gch lies";
+  EXPECT_FALSE(has(base + "/missing"));
+  EXPECT_FALSE(has(base + "/no_such_file.cpp"));
+  EXPECT_FALSE(has(base + "/kernels")) << "only what is named or linked";
+}
+
+// The compiler launcher for real (skipped without bubblewrap): a kernel that includes a secret
+// in a hidden folder does not compile, and the compiler's error does not quote the secret; the
+// same kernel with BACKENDBENCH_SANDBOX=none does (so the test can fail).
+TEST(BuildCommand, AKernelCannotIncludeAHiddenSecret) {
+  if (!bubblewrap_executable()) GTEST_SKIP() << "no bubblewrap";
+  const std::string base = "/tmp/backendbench_build_sandbox_" + std::to_string(getpid());
+  files::make_directories(base + "/kernel");
+  files::make_directories(base + "/build/objects");
+  files::make_directories(base + "/secrets");
+  files::write_whole(base + "/secrets/key.txt", "sk-planted-secret-for-the-test\n");
+  files::write_whole(base + "/kernel/k.cpp", "#include \"" + base + "/secrets/key.txt\"\nint f() { return 1; }\n");
+  const auto compile = [&](const char* sandbox) {
+    const std::string command = "cd " + base + "/build && BACKENDBENCH_SANDBOX=" + sandbox + " " + BACKENDBENCH_TEST_BUILD_SANDBOX +
+                                " --hide " + base + "/build --hide " + base + "/secrets -- /usr/bin/c++ -I" + base +
+                                "/kernel -o objects/k.o -c " + base + "/kernel/k.cpp > " + base + "/log 2>&1";
+    const int status = std::system(command.c_str());
+    return std::make_pair(status, text_of(base + "/log"));
+  };
+  const auto [sandboxed, sandboxed_log] = compile("bwrap");
+  const auto [unsandboxed, unsandboxed_log] = compile("none");
+  files::remove_tree(base);
+  EXPECT_NE(sandboxed, 0) << sandboxed_log;
+  EXPECT_EQ(sandboxed_log.find("sk-planted-secret"), std::string::npos) << sandboxed_log;
+  EXPECT_NE(sandboxed_log.find("key.txt"), std::string::npos) << "the error names the file it could not read: " << sandboxed_log;
+  EXPECT_NE(unsandboxed, 0);
+  EXPECT_NE(unsandboxed_log.find("sk-planted-secret"), std::string::npos) << unsandboxed_log;
+}
+
+TEST(BuildCommand, ACompileWritesItsObjectInTheSandbox) {
+  if (!bubblewrap_executable()) GTEST_SKIP() << "no bubblewrap";
+  const std::string base = "/tmp/backendbench_build_sandbox_ok_" + std::to_string(getpid());
+  files::make_directories(base + "/kernel");
+  files::make_directories(base + "/build/objects");
+  files::write_whole(base + "/kernel/k.cpp", "int f() { return 1; }\n");
+  const std::string command = "cd " + base + "/build && " + std::string(BACKENDBENCH_TEST_BUILD_SANDBOX) + " --hide " + base +
+                              "/build -- /usr/bin/c++ -MD -MT objects/k.o -MF objects/k.o.d -o objects/k.o -c " + base +
+                              "/kernel/k.cpp";
+  const int status = std::system(command.c_str());
+  const bool object = std::ifstream(base + "/build/objects/k.o").is_open(), deps = std::ifstream(base + "/build/objects/k.o.d").is_open();
+  files::remove_tree(base);
+  EXPECT_EQ(status, 0) << command;
+  EXPECT_TRUE(object && deps);
+}
+
 }  // namespace
 }  // namespace backendbench

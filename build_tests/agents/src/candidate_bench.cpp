@@ -9,7 +9,6 @@
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -125,44 +124,31 @@ void CandidateBench::prepare(const std::string& log_path) {
 
 namespace {
 
+// A shell command line as words (the slots' commands quote nothing that holds a path).
+std::vector<std::string> words_of(const std::string& command) {
+  std::istringstream stream(command);
+  std::vector<std::string> words;
+  for (std::string word; stream >> word;) words.push_back(word);
+  return words;
+}
+
 // The folders a slot's build writes: those of every -o and -MF path of its commands (the object,
 // its dependency file, the library); the whole build folder when the build tool runs instead.
 std::vector<std::string> output_folders(const std::vector<std::string>& commands, const std::string& build) {
   std::set<std::string> folders;
   for (const std::string& command : commands) {
-    std::istringstream words(command);
-    std::string word, previous;
-    while (words >> word) {
-      if (previous == "-o" || previous == "-MF") {
-        const std::string path = word[0] == '/' ? word : build + "/" + word;
-        folders.insert(path.substr(0, path.find_last_of('/')));
-      }
-      previous = word;
-    }
+    for (const std::string& folder : build_command_outputs(words_of(command), build)) folders.insert(folder);
     if (command.find(" --build ") != std::string::npos) folders.insert(build);
   }
   return {folders.begin(), folders.end()};
 }
 
-// What a slot's build reads besides the candidate: every absolute path its commands name that
-// exists (include folders, the precompiled header and the folder of its .gch, the slot's
-// source, the libraries it links), so that the project and the build folder can be hidden and
-// only these bound back.
+// What a slot's build reads besides the candidate (sandbox.h), so that the project and the build
+// folder can be hidden and only these bound back.
 std::vector<std::string> compile_inputs(const std::vector<std::string>& commands) {
-  static const std::regex absolute_path(R"((^|[\s"'=,:]|-I|-L)(/[A-Za-z0-9._+@%~/-]+))");
   std::set<std::string> inputs;
   for (const std::string& command : commands) {
-    for (std::sregex_iterator it(command.begin(), command.end(), absolute_path), end; it != end; ++it) {
-      std::string path = (*it)[2].str();
-      while (path.size() > 1 && path.back() == '/') path.pop_back();
-      std::error_code error;
-      if (!std::filesystem::exists(path, error)) continue;
-      path = std::filesystem::canonical(path, error).string();  // torch/../nvidia/lib as it is
-      if (error) continue;
-      inputs.insert(path);
-      // A forced include may have a precompiled form beside it (cmake_pch.hxx.gch).
-      if (std::filesystem::is_regular_file(path, error)) inputs.insert(path.substr(0, path.find_last_of('/')));
-    }
+    for (const std::string& input : build_command_inputs(words_of(command))) inputs.insert(input);
   }
   return {inputs.begin(), inputs.end()};
 }

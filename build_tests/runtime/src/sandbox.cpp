@@ -169,10 +169,58 @@ std::vector<std::string> sandboxed_command(const std::string& bubblewrap, const 
   argv.push_back("--clearenv");
   for (const auto& [name, value] : policy.environment) argv.insert(argv.end(), {"--setenv", name, value});
   argv.push_back("--chdir");
-  argv.push_back(SandboxPolicy::kScratch);
+  argv.push_back(policy.working_directory.empty() ? std::string(SandboxPolicy::kScratch) : policy.working_directory);
   argv.push_back("--");
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
+}
+
+std::vector<std::string> build_command_outputs(const std::vector<std::string>& words, const std::string& working_directory) {
+  std::set<std::string> folders;
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i] != "-o" && words[i] != "-MF") continue;
+    const std::string& word = words[i + 1];
+    if (word.empty()) continue;
+    folders.insert(folder_of(word[0] == '/' ? word : working_directory + "/" + word));
+  }
+  return {folders.begin(), folders.end()};
+}
+
+std::vector<std::string> build_command_inputs(const std::vector<std::string>& words) {
+  std::set<std::string> inputs;
+  const auto add = [&](const std::filesystem::path& path) {
+    std::error_code error;
+    const std::filesystem::path real = std::filesystem::canonical(path, error);
+    if (!error) inputs.insert(real.string());
+  };
+  // A named folder's links (bounded: kernel folders are small; toolchain folders are visible anyway).
+  const auto add_links_in = [&](const std::string& folder) {
+    std::error_code error;
+    int seen = 0;
+    for (auto it = std::filesystem::recursive_directory_iterator(folder, error);
+         !error && it != std::filesystem::recursive_directory_iterator() && ++seen < 4096; it.increment(error)) {
+      if (it->is_symlink(error)) add(it->path());
+    }
+  };
+  for (const std::string& word : words) {
+    // A path as a word of its own or after an option (-I/x, -L/x, --option=/x, -Wl,-rpath,/a:/b).
+    const size_t slash = word.find('/');
+    if (slash == std::string::npos || (slash > 0 && word[0] != '-')) continue;
+    std::string named = word.substr(slash);
+    if (const size_t equals = word.find('='); equals != std::string::npos && equals < slash) named = word.substr(equals + 1);
+    std::stringstream paths(named);
+    for (std::string path; std::getline(paths, path, ':');) {
+      std::error_code error;
+      if (path.empty() || path[0] != '/' || !std::filesystem::exists(path, error)) continue;
+      add(path);
+      if (std::filesystem::is_regular_file(path, error)) {
+        add(folder_of(std::filesystem::canonical(path, error).string()));  // cmake_pch.hxx.gch beside it
+      } else {
+        add_links_in(path);
+      }
+    }
+  }
+  return {inputs.begin(), inputs.end()};
 }
 
 }  // namespace backendbench

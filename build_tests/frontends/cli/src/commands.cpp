@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -607,6 +608,9 @@ int run_command(const RunRequest& given, const std::string& command_line) {
             << (request.timed_suites.empty() ? std::string("off") : "on for " + joined({request.timed_suites.begin(), request.timed_suites.end()}, ", "))
             << "; salt " << salt_text(salt) << "\n";
 
+  // The kernels' builds (backendbench-build-sandbox, their compiler launcher) and workers
+  // (ProcessOptions below) read this: sandboxed unless the user said --no-sandbox.
+  setenv("BACKENDBENCH_SANDBOX", request.sandbox ? "bwrap" : "none", 1);
   const std::string started = now_text("%Y-%m-%dT%H:%M:%S%z");
   const auto start = Clock::now();
   configure_tree(tree, {request.suites, request.kernels_directory.empty() ? where.source_directory + "/generated_kernels" : request.kernels_directory,

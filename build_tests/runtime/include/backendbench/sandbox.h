@@ -32,6 +32,7 @@ struct SandboxPolicy {
   std::vector<std::string> hidden;         // more folders hidden like /tmp (read_only and writable bound back)
   bool gpu = false;                        // bind the GPU device files (/dev/nvidia*)
   std::map<std::string, std::string> environment;  // the whole environment inside
+  std::string working_directory;           // where the command starts; "": its scratch
 };
 
 // Whether `name` may be passed into a sandbox: on the allowlist (PATH, locale, thread counts,
@@ -51,6 +52,15 @@ std::vector<std::string> loaded_library_folders();
 
 // The bubblewrap executable, or nullopt when there is none (PATH, then /usr/bin/bwrap).
 std::optional<std::string> bubblewrap_executable();
+
+// For a build command of untrusted code (a compiler's command line, as words): the folders it
+// writes (those of every -o and -MF path; relative ones against `working_directory`), and what
+// it reads besides its own sources: every absolute path it names that exists, canonical (include
+// folders, a forced include and the folder of its precompiled form, libraries), and where the
+// links inside a named folder lead (a kernel view's files are links). So that the project, the
+// build folder and $HOME can be hidden and only these bound back.
+std::vector<std::string> build_command_outputs(const std::vector<std::string>& words, const std::string& working_directory);
+std::vector<std::string> build_command_inputs(const std::vector<std::string>& words);
 
 // The argv that runs `command` inside the sandbox `policy` describes.
 std::vector<std::string> sandboxed_command(const std::string& bubblewrap, const SandboxPolicy& policy,
