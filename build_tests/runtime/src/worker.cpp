@@ -775,11 +775,11 @@ Measurement measure_in_worker(const std::string& op_display, const c10::Operator
                               c10::Device device, const std::vector<std::vector<c10::IValue>>& value_sets,
                               const std::vector<InputDraw>& drawn_from, const Settings& settings,
                               const std::string& where) {
-  // Measured up to kTimingAttempts times, a second apart, before it fails: on a busy machine
-  // (other processes on the cores) a measurement of an honest kernel can disagree with the
-  // supervisor's for a while. The figures kept are always those of a measurement that agreed, so
-  // another chance gives a cheat nothing.
-  constexpr int kTimingAttempts = 3;
+  // Measured up to kTimingAttempts times, 1, 2 then 4 s apart, before it fails: on a busy
+  // machine (other processes on the cores, the kernel writing back a build) a measurement of an
+  // honest kernel can disagree with the supervisor's for a while. The figures kept are always
+  // those of a measurement that agreed, so another chance gives a cheat nothing but time.
+  constexpr int kTimingAttempts = 4;
   const auto disagrees = [](const Measurement& m) {
     return std::find(m.flags.begin(), m.flags.end(), "timing_disagrees") != m.flags.end();
   };
@@ -787,7 +787,7 @@ Measurement measure_in_worker(const std::string& op_display, const c10::Operator
   for (int attempt = 1; attempt < kTimingAttempts && disagrees(measured); ++attempt) {
     std::cerr << "backendbench: measuring " << where << " on " << backend.name() << " again (attempt " << attempt + 1 << " of "
               << kTimingAttempts << "): " << measured.errors.back() << "\n";
-    std::this_thread::sleep_for(std::chrono::seconds(1));
+    std::this_thread::sleep_for(std::chrono::seconds(1 << (attempt - 1)));
     measured = measure_in_worker_once(op_display, handle, backend, device, value_sets, drawn_from, settings, where);
   }
   return measured;
