@@ -757,11 +757,12 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
                                 ": " + error.what());
       return measured;
     }
-    const double allowed = kReferenceAgreement * own_us + kReferenceSlackUs;
+    const double agreement = device.is_cuda() ? kReferenceAgreement : kCpuReferenceAgreement;
+    const double allowed = agreement * own_us + kReferenceSlackUs;
     if (f.reference_us > allowed) {
       measured.flags.push_back("timing_disagrees");
       measured.errors.push_back(backend.name() + " (" + backend.source() + "): its worker timed the reference at " +
-                                std::to_string(f.reference_us) + " us, more than " + std::to_string(kReferenceAgreement) +
+                                std::to_string(f.reference_us) + " us, more than " + std::to_string(agreement) +
                                 "x the " + std::to_string(own_us) +
                                 " us the supervisor measured; a reference slowed in the kernel's process does not make a speedup");
     }
