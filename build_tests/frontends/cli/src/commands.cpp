@@ -667,10 +667,9 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     }
   }
   std::cout << "  built in " << clock_text(seconds_since(build_start)) << "\n";
-  // The build leaves the page cache full of dirty objects and libraries, which the kernel
-  // writes back about 30 s later, in the middle of the timing: on the 2-core machine that
-  // slowed the worker's reference 2.4x and failed an honest kernel (timing_disagrees). Written
-  // now, before anything is measured.
+  // The build leaves the page cache full of dirty objects, which the kernel writes back about
+  // 30 s later, during the measurements: written now instead. (Suspected, not shown, of the 2.4x
+  // slow worker reference after a build on the 2-core machine: the failure came back with it.)
   sync();
   const std::vector<Entry> entries = selected_entries(tree, request, !broken.empty());
   const std::vector<Entry> unbuilt = unbuilt_entries(tree, request, broken, logs);
