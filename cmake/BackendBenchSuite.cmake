@@ -1,11 +1,12 @@
 # The user-facing build concepts, one function each:
-#   backendbench_add_kernels(DIRECTORY dir [NAME set] [OP_LIBRARIES lib..])
+#   backendbench_add_kernels(DIRECTORY dir [NAME set] [VIEW_OF folder] [OP_LIBRARIES lib..])
 #                                            kernels under test → one shared library each (a .py
 #                                            kernel: its file, run by the Python bridge), and a
 #                                            manifest listing them that executables load at run
 #                                            time; OP_LIBRARIES adds every operator of those Python
 #                                            op libraries (flag_gems) as backends; a named set
-#                                            (default: "default") serves suites that ask
+#                                            (default: "default") serves suites that ask; VIEW_OF:
+#                                            dir is a kernel view whose links lead into folder
 #   backendbench_add_suite(NAME n TRACES t.. [KERNELS set] [SHARDS k] [OPS o..] [TOPN n] [BOTTOMN n]
 #                          [CASE_TIMEOUT s] [EXCLUDE_UNKNOWN_OPERATORS])
 #                                            a generated gtest executable + CTest entries
@@ -109,7 +110,7 @@ function(_backendbench_kernel_set_target caller set_name out_var)
 endfunction()
 
 function(backendbench_add_kernels)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DIRECTORY;NAME" "OP_LIBRARIES")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DIRECTORY;NAME;VIEW_OF" "OP_LIBRARIES")
   if(NOT ARG_NAME)
     set(ARG_NAME default)
   endif()
@@ -181,7 +182,13 @@ function(backendbench_add_kernels)
     if(BACKENDBENCH_SANDBOX_BUILDS)
       # Kernel code is untrusted from its first byte: compiled in the sandbox, with the project
       # and this build folder hidden but for what its command names (backendbench-build-sandbox).
-      set(launcher "${CMAKE_BINARY_DIR}/backendbench-build-sandbox" --hide "${PROJECT_SOURCE_DIR}" --hide "${CMAKE_BINARY_DIR}" --)
+      set(launcher "${CMAKE_BINARY_DIR}/backendbench-build-sandbox" --hide "${PROJECT_SOURCE_DIR}" --hide "${CMAKE_BINARY_DIR}")
+      if(ARG_VIEW_OF)
+        # DIRECTORY is a kernel view (links, made by backendbench run): the folder its links lead
+        # into. No other link is followed, so a link in a kernel folder cannot reach a hidden file.
+        list(APPEND launcher --read-only "${ARG_VIEW_OF}")
+      endif()
+      list(APPEND launcher --)
       set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher}" CUDA_COMPILER_LAUNCHER "${launcher}")
       add_dependencies(${target} backendbench_build_sandbox)
     endif()

@@ -203,6 +203,14 @@ def workflow():
         handle.write(f'#include <ATen/ATen.h>\n#include "{planted}"\n'
                      "at::Tensor add_kernel_impl(const at::Tensor& self, const at::Tensor& other, "
                      "const at::Scalar& alpha) { return self + other * alpha }\n")
+    # A second one reaches for the same secret through a link in its own folder (a downloaded
+    # folder's add/notes.h -> a secret): links are not followed into the sandbox, so it finds
+    # nothing there either, in the build of each kernel alone and in the kernel view's.
+    os.symlink(planted, os.path.join(lone, "add", "notes.h"))
+    with open(os.path.join(lone, "add", "add_implementation_2.cpp"), "w") as handle:
+        handle.write('#include <ATen/ATen.h>\n#include "notes.h"\n'
+                     "at::Tensor add_kernel_impl(const at::Tensor& self, const at::Tensor& other, "
+                     "const at::Scalar& alpha) { return self + other * alpha; }\n")
     lone_results = os.path.join(args.work, "lone_results")
     shutil.rmtree(lone_results, ignore_errors=True)
     done = cli("run", "--suite", "smoke,edge", "--backend", lone, "--ops", "relu,add.Tensor", "--device", "cpu", "--no-timing",
@@ -218,7 +226,10 @@ def workflow():
     seen = done.stdout + done.stderr + open(os.path.join(tree, "backendbench_logs", "build.log")).read()
     for folder, _, names in os.walk(lone_results):
         seen += "".join(open(os.path.join(folder, name), errors="replace").read() for name in names)
-    check(secret not in seen, "the kernel's compile could not read the secret in the build folder (not in any output)")
+    check(secret not in seen, "the kernels' compiles could not read the secret in the build folder, by its path or by a link "
+          "(not in any output)")
+    check("does not compile: " + os.path.join(lone, "add", "add_implementation_2.cpp") in done.stdout,
+          "the kernel that includes a link to the secret does not compile")
     os.remove(planted)
     # An op library as a backend: torch_decomp's relu passes; its add.Tensor runs aten::add.Tensor underneath.
     library_results = os.path.join(args.work, "library_results")

@@ -157,7 +157,7 @@ TEST(BuildCommand, WritesTheFoldersOfItsOutputsAndDependencyFile) {
   EXPECT_TRUE(build_command_outputs({"/usr/bin/c++", "-c", "k.cpp"}, "/build").empty());
 }
 
-TEST(BuildCommand, ReadsWhatItNamesAndWhereTheLinksOfANamedFolderLead) {
+TEST(BuildCommand, ReadsWhatItNamesAndNeverWhereLinksLead) {
   const std::string base = "/tmp/backendbench_build_command_" + std::to_string(getpid());
   files::make_directories(base + "/kernels/relu");
   files::make_directories(base + "/view/relu");
@@ -173,12 +173,50 @@ TEST(BuildCommand, ReadsWhatItNamesAndWhereTheLinksOfANamedFolderLead) {
   const auto has = [&](const std::string& path) { return std::find(inputs.begin(), inputs.end(), path) != inputs.end(); };
   EXPECT_TRUE(has(base + "/include"));
   EXPECT_TRUE(has(base + "/view"));
-  EXPECT_TRUE(has(base + "/kernels/relu/k.cpp")) << "where the view's link leads";
   EXPECT_TRUE(has(base + "/pch/cmake_pch.hxx"));
   EXPECT_TRUE(has(base + "/pch")) << "the folder of a forced include, where its .gch lies";
   EXPECT_FALSE(has(base + "/missing"));
   EXPECT_FALSE(has(base + "/no_such_file.cpp"));
-  EXPECT_FALSE(has(base + "/kernels")) << "only what is named or linked";
+  EXPECT_FALSE(has(base + "/kernels/relu/k.cpp")) << "a link inside a named folder is not followed";
+  EXPECT_FALSE(has(base + "/kernels"));
+}
+
+// A kernel folder that holds a link to a secret (a downloaded folder with relu/notes.h ->
+// ~/.key, say): its kernel's #include "notes.h" finds nothing in the sandbox, and the error
+// quotes nothing; a kernel view's links work because the launcher is told where they lead
+// (--read-only), and only there.
+TEST(BuildCommand, ALinkInAKernelFolderDoesNotReachAHiddenSecret) {
+  if (!bubblewrap_executable()) GTEST_SKIP() << "no bubblewrap";
+  const std::string base = "/tmp/backendbench_build_link_" + std::to_string(getpid());
+  files::make_directories(base + "/kernels/relu");
+  files::make_directories(base + "/view/relu");
+  files::make_directories(base + "/build/objects");
+  files::make_directories(base + "/secrets");
+  files::write_whole(base + "/secrets/key.txt", "sk-planted-linked-secret\n");
+  files::make_link(base + "/secrets/key.txt", base + "/kernels/relu/notes.h");
+  files::write_whole(base + "/kernels/relu/k.cpp", "#include \"notes.h\"\nint f() { return 1; }\n");
+  files::write_whole(base + "/kernels/relu/ok.cpp", "int g() { return 2; }\n");
+  files::make_link(base + "/kernels/relu/ok.cpp", base + "/view/relu/ok.cpp");
+  // As the kernel libraries build: a binding in the build folder includes the kernel through
+  // the kernel folder (or view) on the include path.
+  files::write_whole(base + "/build/k.binding.cpp", "#include \"relu/k.cpp\"\n");
+  files::write_whole(base + "/build/ok.binding.cpp", "#include \"relu/ok.cpp\"\n");
+  const auto compile = [&](const std::string& launcher_options, const std::string& kernels, const std::string& binding) {
+    const std::string command = "cd " + base + "/build && BACKENDBENCH_SANDBOX=bwrap " + BACKENDBENCH_TEST_BUILD_SANDBOX +
+                                " --hide " + base + " " + launcher_options + " -- /usr/bin/c++ -I" + kernels +
+                                " -o objects/k.o -c " + base + "/build/" + binding + " > " + base + "/log 2>&1";
+    const int status = std::system(command.c_str());
+    return std::make_pair(status, text_of(base + "/log"));
+  };
+  const auto [linked, linked_log] = compile("", base + "/kernels", "k.binding.cpp");
+  const auto [view, view_log] = compile("--read-only " + base + "/kernels", base + "/view", "ok.binding.cpp");
+  const auto [view_alone, view_alone_log] = compile("", base + "/view", "ok.binding.cpp");
+  files::remove_tree(base);
+  EXPECT_NE(linked, 0) << linked_log;
+  EXPECT_EQ(linked_log.find("sk-planted-linked-secret"), std::string::npos) << linked_log;
+  EXPECT_NE(linked_log.find("notes.h"), std::string::npos) << "the error names what it could not read: " << linked_log;
+  EXPECT_EQ(view, 0) << "a view's link leads into the folder the launcher names: " << view_log;
+  EXPECT_NE(view_alone, 0) << "without --read-only the view's link leads nowhere: " << view_alone_log;
 }
 
 // The compiler launcher for real (skipped without bubblewrap): a kernel that includes a secret

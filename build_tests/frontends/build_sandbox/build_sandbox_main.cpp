@@ -5,9 +5,10 @@
 // build folder (logs, earlier results), nor the user's environment: an `#include` of a secret
 // finds nothing, and the compiler's errors can quote nothing secret. It writes only the folders
 // of its -o and -MF paths. BACKENDBENCH_SANDBOX=none (backendbench run --no-sandbox) runs the
-// command as it is.
+// command as it is. --read-only names a folder it may read besides what its command names: the
+// folder a kernel view's links lead into (links are never followed to decide what it may read).
 //
-//   backendbench-build-sandbox [--hide <folder>]... -- <command> [<argument>]...
+//   backendbench-build-sandbox [--hide <folder>]... [--read-only <folder>]... -- <command> [<argument>]...
 #include <unistd.h>
 
 #include <cstdlib>
@@ -20,7 +21,8 @@
 
 namespace {
 
-constexpr const char* kUsage = "expected `backendbench-build-sandbox [--hide <folder>]... -- <command> [<argument>]...`";
+constexpr const char* kUsage =
+    "expected `backendbench-build-sandbox [--hide <folder>]... [--read-only <folder>]... -- <command> [<argument>]...`";
 
 int exec(const std::vector<std::string>& argv) {
   std::vector<char*> pointers;
@@ -35,11 +37,13 @@ int exec(const std::vector<std::string>& argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> hidden, command;
+  std::vector<std::string> hidden, read_only, command;
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     if (word == "--hide" && i + 1 < argc && argv[i + 1][0] == '/') {
       hidden.push_back(argv[++i]);
+    } else if (word == "--read-only" && i + 1 < argc && argv[i + 1][0] == '/') {
+      read_only.push_back(argv[++i]);
     } else if (word == "--") {
       command.assign(argv + i + 1, argv + argc);
       break;
@@ -75,6 +79,7 @@ int main(int argc, char** argv) {
   policy.working_directory = buffer.data();
   policy.hidden = hidden;
   policy.read_only = backendbench::build_command_inputs(command);
+  policy.read_only.insert(policy.read_only.end(), read_only.begin(), read_only.end());
   policy.writable = backendbench::build_command_outputs(command, policy.working_directory);
   policy.environment = backendbench::sandbox_environment(backendbench::SandboxPolicy::kScratch);
   return exec(backendbench::sandboxed_command(*bubblewrap, policy, command));

@@ -193,15 +193,6 @@ std::vector<std::string> build_command_inputs(const std::vector<std::string>& wo
     const std::filesystem::path real = std::filesystem::canonical(path, error);
     if (!error) inputs.insert(real.string());
   };
-  // A named folder's links (bounded: kernel folders are small; toolchain folders are visible anyway).
-  const auto add_links_in = [&](const std::string& folder) {
-    std::error_code error;
-    int seen = 0;
-    for (auto it = std::filesystem::recursive_directory_iterator(folder, error);
-         !error && it != std::filesystem::recursive_directory_iterator() && ++seen < 4096; it.increment(error)) {
-      if (it->is_symlink(error)) add(it->path());
-    }
-  };
   for (const std::string& word : words) {
     // A path as a word of its own or after an option (-I/x, -L/x, --option=/x, -Wl,-rpath,/a:/b).
     const size_t slash = word.find('/');
@@ -215,8 +206,6 @@ std::vector<std::string> build_command_inputs(const std::vector<std::string>& wo
       add(path);
       if (std::filesystem::is_regular_file(path, error)) {
         add(folder_of(std::filesystem::canonical(path, error).string()));  // cmake_pch.hxx.gch beside it
-      } else {
-        add_links_in(path);
       }
     }
   }

@@ -112,6 +112,9 @@ struct TreeSelection {
   std::string torchbench_traces;
   std::vector<std::string> op_libraries;
   int candidate_slots = 0;  // the llm backends' (0: the tree's own)
+  // When kernels_directory is a kernel view (links): the folder its links lead into, which the
+  // kernels' sandboxed compiles may read. Links elsewhere lead nowhere there.
+  std::string kernels_view_of;
 };
 
 void configure_tree(const BuildTree& tree, const TreeSelection& selection, const std::string& log_directory) {
@@ -130,7 +133,8 @@ void configure_tree(const BuildTree& tree, const TreeSelection& selection, const
                                                {"BACKENDBENCH_OPS", joined(selection.ops, ",")},
                                                {"BACKENDBENCH_TOPN", std::to_string(selection.topn)},
                                                {"BACKENDBENCH_BOTTOMN", "0"},
-                                               {"BACKENDBENCH_OP_LIBRARIES", joined(selection.op_libraries, ";")}};
+                                               {"BACKENDBENCH_OP_LIBRARIES", joined(selection.op_libraries, ";")},
+                                               {"BACKENDBENCH_KERNELS_VIEW_OF", selection.kernels_view_of}};
   if (!selection.torchbench_traces.empty()) values["BACKENDBENCH_TORCHBENCH_TRACES"] = selection.torchbench_traces;
   if (selection.candidate_slots > 0) values["BACKENDBENCH_CANDIDATE_SLOTS"] = std::to_string(std::max(8, selection.candidate_slots));
   std::map<std::string, std::string> new_tree = {{"CMAKE_BUILD_TYPE", "Release"}, {"BACKENDBENCH_BUILD_TESTS", "OFF"}};
@@ -613,10 +617,11 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   setenv("BACKENDBENCH_SANDBOX", request.sandbox ? "bwrap" : "none", 1);
   const std::string started = now_text("%Y-%m-%dT%H:%M:%S%z");
   const auto start = Clock::now();
-  configure_tree(tree, {request.suites, request.kernels_directory.empty() ? where.source_directory + "/generated_kernels" : request.kernels_directory,
-                        request.ops, request.topn, request.torchbench_traces, request.op_libraries,
-                        request.generation ? request.generation->limits.concurrency : 0},
-                 logs);
+  TreeSelection selection{request.suites,
+                          request.kernels_directory.empty() ? where.source_directory + "/generated_kernels" : request.kernels_directory,
+                          request.ops, request.topn, request.torchbench_traces, request.op_libraries,
+                          request.generation ? request.generation->limits.concurrency : 0};
+  configure_tree(tree, selection, logs);
   std::optional<GenerationPhase> generation;
   if (request.generation) {
     std::vector<std::string> test_targets;
@@ -658,7 +663,9 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     const std::string view = request.build + "/backendbench_kernel_view";
     write_kernel_view(request.kernels_directory, broken, view);
     std::cout << "  the other kernels run from " << view << " (links to them)\n";
-    configure_tree(tree, {request.suites, view, request.ops, request.topn, request.torchbench_traces}, logs);
+    selection.kernels_view_of = selection.kernels_directory;
+    selection.kernels_directory = view;
+    configure_tree(tree, selection, logs);
     try {
       build_with_progress(tree, targets, request.jobs, logs + "/build.log");
     } catch (const DiagnosticError& again) {

@@ -56,9 +56,10 @@ std::optional<std::string> bubblewrap_executable();
 // For a build command of untrusted code (a compiler's command line, as words): the folders it
 // writes (those of every -o and -MF path; relative ones against `working_directory`), and what
 // it reads besides its own sources: every absolute path it names that exists, canonical (include
-// folders, a forced include and the folder of its precompiled form, libraries), and where the
-// links inside a named folder lead (a kernel view's files are links). So that the project, the
-// build folder and $HOME can be hidden and only these bound back.
+// folders, a forced include and the folder of its precompiled form, libraries). So that the
+// project, the build folder and $HOME can be hidden and only these bound back. Links inside a
+// named folder are not followed: a kernel folder's link to ~/.key would bind the key; a kernel
+// view's links lead into a folder its launcher is given (backendbench-build-sandbox --read-only).
 std::vector<std::string> build_command_outputs(const std::vector<std::string>& words, const std::string& working_directory);
 std::vector<std::string> build_command_inputs(const std::vector<std::string>& words);
 
