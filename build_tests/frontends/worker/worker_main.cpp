@@ -3,7 +3,10 @@
 // worker_protocol.h) on its standard input and output, until the input closes. Whatever a
 // kernel prints goes to standard error: the protocol has the original standard output to itself.
 //
-//   backendbench-worker --manifest <kernel manifest>
+//   backendbench-worker --manifest <kernel manifest> [--device-socket <descriptor>]
+//
+// --device-socket: a GPU worker's Unix socket to its supervisor, for the descriptors of device
+// copies of large outputs (device_share.h).
 #include <unistd.h>
 
 #include <cstring>
@@ -14,9 +17,11 @@
 #include "backendbench/worker.h"
 
 int main(int argc, char** argv) {
-  if (argc != 3 || std::strcmp(argv[1], "--manifest") != 0) {
-    std::cerr << "backendbench-worker: error: expected `backendbench-worker --manifest <file>`; it is started by the test "
-                 "executables and ./bench, not by hand\n";
+  int device_socket = -1;
+  if (argc == 5 && std::strcmp(argv[3], "--device-socket") == 0 && std::strcmp(argv[4], "3") == 0) device_socket = 3;
+  if ((argc != 3 && device_socket < 0) || std::strcmp(argv[1], "--manifest") != 0) {
+    std::cerr << "backendbench-worker: error: expected `backendbench-worker --manifest <file> [--device-socket 3]`; it is "
+                 "started by the test executables and ./bench, not by hand\n";
     return 2;
   }
   // The protocol's output is a private copy of stdout; stdout itself becomes stderr.
@@ -31,5 +36,5 @@ int main(int argc, char** argv) {
   } catch (const std::exception& error) {
     load_error = error.what();
   }
-  return backendbench::serve_kernel_worker(STDIN_FILENO, protocol_out, load_error);
+  return backendbench::serve_kernel_worker(STDIN_FILENO, protocol_out, load_error, device_socket);
 }

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backendbench/backend.h"
+#include "backendbench/device_share.h"
 #include "backendbench/files.h"
 #include "backendbench/inputs.h"
 #include "backendbench/observe.h"
@@ -82,6 +84,7 @@ class WorkerHung : public std::runtime_error {
 struct WorkerProcess {
   pid_t pid = -1;
   int to = -1, from = -1;
+  int device_socket = -1;  // a GPU worker's: device copies' descriptors come here (device_share.h)
   std::string log_path;
   int log = -1;  // the log, open for reading: what the worker printed since the last request
 };
@@ -144,7 +147,8 @@ class WorkerPool {
 
   // One request to the worker of `gpu`'s class; its response header (and payload into
   // `payload`). Throws std::runtime_error with the worker's last output when it fails.
-  json request(bool gpu, const json& header, const std::vector<char>& payload, std::vector<char>* response_payload) {
+  json request(bool gpu, const json& header, const std::vector<char>& payload, std::vector<char>* response_payload,
+               device_share::Descriptors* descriptors = nullptr) {
     std::lock_guard<std::mutex> lock(mutex_);
     WorkerProcess& worker = workers_[gpu];
     if (worker.pid < 0) start(worker, gpu);
@@ -161,6 +165,21 @@ class WorkerPool {
         throw worker::ProtocolError("it answered with a message that is not a version " +
                                     std::to_string(worker::kProtocolVersion) + " worker response");
       }
+      // Descriptors of device copies, sent before the message: one datagram of exactly as many.
+      const json announced = parsed.value("shared_descriptors", json(0));
+      if (!announced.is_number_integer() || announced.get<int64_t>() < 0 ||
+          announced.get<int64_t>() > static_cast<int64_t>(device_share::kMaxDescriptors) ||
+          (announced.get<int64_t>() > 0 && worker.device_socket < 0)) {
+        throw worker::ProtocolError("it announced descriptors it cannot send");
+      }
+      device_share::Descriptors received;
+      try {
+        received = device_share::Descriptors(
+            device_share::receive_descriptors(worker.device_socket, announced.get<size_t>(), /*timeout_ms=*/5000));
+      } catch (const std::runtime_error& error) {
+        throw worker::ProtocolError(error.what());
+      }
+      if (descriptors != nullptr) *descriptors = std::move(received);
       if (response_payload != nullptr) *response_payload = std::move(answer->payload);
       return parsed;
     } catch (const worker::TimeoutError&) {
@@ -190,6 +209,14 @@ class WorkerPool {
     }
     worker.log_path = root_ + "/worker_" + std::to_string(number) + ".log";
     std::vector<std::string> command = {BACKENDBENCH_WORKER_EXECUTABLE, "--manifest", manifest_};
+    // A GPU worker hands large outputs over as device copies: their descriptors need a socket.
+    int sockets[2] = {-1, -1};
+    if (gpu) {
+      if (::socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sockets) != 0) {
+        throw std::runtime_error(std::string("cannot make the kernel worker's socket: ") + std::strerror(errno));
+      }
+      command.insert(command.end(), {"--device-socket", "3"});
+    }
     const std::map<std::string, std::string> environment = sandbox_environment(scratch);
     std::vector<std::string> argv = command;
     if (sandbox_) {
@@ -232,7 +259,8 @@ class WorkerPool {
       dup2(to_child[0], 0);
       dup2(from_child[1], 1);
       dup2(log >= 0 ? log : 2, 2);
-      syscall(SYS_close_range, 3, ~0U, 0);  // no descriptor of the supervisor's reaches the worker
+      if (sockets[1] >= 0) dup2(sockets[1], 3);  // after 0-2: whatever 3 was is not needed any more
+      syscall(SYS_close_range, sockets[1] >= 0 ? 4 : 3, ~0U, 0);  // no descriptor of the supervisor's reaches the worker
       prctl(PR_SET_PDEATHSIG, SIGKILL);     // it dies with its supervisor
       const rlimit files_limit{4096, 4096}, no_core{0, 0}, file_size{rlim_t{1} << 30, rlim_t{1} << 30};
       setrlimit(RLIMIT_NOFILE, &files_limit);
@@ -252,15 +280,18 @@ class WorkerPool {
     }
     ::close(to_child[0]);
     ::close(from_child[1]);
+    if (sockets[1] >= 0) ::close(sockets[1]);
     if (log >= 0) ::close(log);
     if (pid < 0) {
       ::close(to_child[1]);
       ::close(from_child[0]);
+      if (sockets[0] >= 0) ::close(sockets[0]);
       throw std::runtime_error(std::string("cannot start the kernel worker: ") + std::strerror(errno));
     }
     worker.pid = pid;
     worker.to = to_child[1];
     worker.from = from_child[0];
+    worker.device_socket = sockets[0];
   }
 
   // Stops `worker`; says how it ended ("" when it was still running and was killed).
@@ -268,6 +299,8 @@ class WorkerPool {
     if (worker.pid < 0) return "";
     ::close(worker.to);
     ::close(worker.from);
+    if (worker.device_socket >= 0) ::close(worker.device_socket);
+    worker.device_socket = -1;
     if (worker.log >= 0) ::close(worker.log);
     worker.log = -1;
     int status = 0;
@@ -392,10 +425,12 @@ class WorkerBackend : public Backend {
     // and the inputs after the call are compared here, with these inputs' reference).
     if (drawn_from != nullptr) header["inputs"] = draw_json(*drawn_from);
     std::vector<char> payload;
+    device_share::Descriptors shared;
     json answer;
     try {
       answer = WorkerPool::instance().request(device.is_cuda(), header,
-                                              drawn_from != nullptr ? std::vector<char>() : worker::save_values(stack), &payload);
+                                              drawn_from != nullptr ? std::vector<char>() : worker::save_values(stack), &payload,
+                                              &shared);
     } catch (const WorkerHung& error) {
       hung_ = error.what();  // every later case would wait out the same timeout
       throw;
@@ -403,7 +438,7 @@ class WorkerBackend : public Backend {
     if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
     ObservedCall observed;
     try {
-      const std::vector<c10::IValue> values = worker::load_values(payload);
+      const std::vector<c10::IValue> values = worker::load_values(payload, shared.get());
       if (values.size() != 2 || !values[0].isTuple() || !values[1].isTuple()) {
         throw worker::ProtocolError("a call's payload is not (inputs, outputs)");
       }
@@ -513,7 +548,8 @@ std::vector<c10::IValue> drawn_inputs(const json& drawn, const c10::OperatorHand
   return materialize(op.schema(), spec, device, drawn.at("draw").get<int>(), drawn.at("salt").get<uint64_t>());
 }
 
-json answer_call(const json& header, const std::vector<char>& payload, std::vector<char>& out, bool& fatal) {
+json answer_call(const json& header, const std::vector<char>& payload, std::vector<char>& out, std::vector<int>* shared,
+                 bool& fatal) {
   json answer = response_header();
   const auto [backend, op, device] = call_target(header);
   std::vector<c10::IValue> inputs;
@@ -560,7 +596,7 @@ json answer_call(const json& header, const std::vector<char>& payload, std::vect
                       at::equal(storage_bytes(tensors[i].storage()), before[i]);
     changed.emplace_back(same ? at::Tensor() : tensors[i]);
   }
-  out = worker::save_values({c10::ivalue::Tuple::create(changed), c10::ivalue::Tuple::create(observed.outputs)});
+  out = worker::save_values({c10::ivalue::Tuple::create(changed), c10::ivalue::Tuple::create(observed.outputs)}, shared);
   return answer;
 }
 
@@ -818,7 +854,7 @@ void start_kernel_workers(const std::string& manifest, const Settings& settings)
   }
 }
 
-int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error) {
+int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error, int device_socket) {
   // The threads libtorch starts on first use of large work (the intra-op pool, OpenMP's) are
   // started before any kernel runs: they are not threads a kernel left behind.
   {
@@ -835,9 +871,12 @@ int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error) {
       return 2;
     }
     if (!request) return 0;
+    // The supervisor asks again only once it has the last answer: its device copies go.
+    device_share::release_exports();
     const json header = json::parse(request->header, nullptr, /*allow_exceptions=*/false);
     json answer = response_header();
     std::vector<char> payload;
+    std::vector<int> shared;
     bool fatal = false;
     try {
       if (!header.is_object() || header.value("schema", "") != worker::kRequestSchema ||
@@ -854,7 +893,7 @@ int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error) {
         answer["unusable"] = unusable.has_value();
         if (unusable) answer["skip"] = unusable->skip, answer["reason"] = unusable->reason;
       } else if (kind == "call") {
-        answer = answer_call(header, request->payload, payload, fatal);
+        answer = answer_call(header, request->payload, payload, device_socket >= 0 ? &shared : nullptr, fatal);
       } else if (kind == "time") {
         answer = answer_time(header, request->payload, fatal);
       } else {
@@ -863,6 +902,16 @@ int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error) {
     } catch (const std::exception& error) {
       answer = response_header();
       answer["error"] = error.what();
+    }
+    if (!shared.empty()) {
+      try {
+        device_share::send_descriptors(device_socket, shared);
+        answer["shared_descriptors"] = shared.size();
+      } catch (const std::exception& error) {
+        answer = response_header();
+        answer["error"] = std::string("the kernel worker could not hand over its outputs: ") + error.what();
+        payload.clear();
+      }
     }
     worker::write_message(out_fd, {answer.dump(-1, ' ', false, json::error_handler_t::replace), payload});
     if (fatal) return 3;

@@ -11,8 +11,10 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
+#include "backendbench/device_share.h"
 #include "backendbench/tensor_values.h"
 
 namespace backendbench::worker {
@@ -134,7 +136,7 @@ uint64_t get_u64(const std::vector<char>& in, size_t at) {
 
 }  // namespace
 
-std::vector<char> save_values(const std::vector<c10::IValue>& values) {
+std::vector<char> save_values(const std::vector<c10::IValue>& values, std::vector<int>* shared) {
   std::vector<at::Tensor> table;
   const std::vector<char> structure = torch::jit::pickle(c10::ivalue::Tuple::create(values), &table);
   json storages = json::array(), tensors = json::array();
@@ -149,8 +151,22 @@ std::vector<char> save_values(const std::vector<c10::IValue>& values) {
     const c10::Storage& storage = tensor.storage();
     auto [it, added] = index_of.emplace(storage.unsafeGetStorageImpl(), kept.size());
     if (added) {
-      kept.push_back(storage);
-      storages.push_back({{"bytes", storage.nbytes()}, {"device", storage.device().str()}});
+      json entry = {{"bytes", storage.nbytes()}, {"device", storage.device().str()}};
+      // A large CUDA storage goes as a descriptor of a device copy when the reader can take one
+      // (device_share.h); its bytes are then not in the payload.
+      bool shared_here = false;
+      if (shared != nullptr && storage.nbytes() >= device_share::kMinimumSharedBytes &&
+          shared->size() < device_share::kMaxDescriptors && device_share::available(storage.device())) {
+        try {
+          shared->push_back(device_share::export_copy(storage_bytes(storage).contiguous()));
+          entry["shared"] = shared->size() - 1;
+          shared_here = true;
+        } catch (const std::exception&) {
+          // The driver refused: the bytes go in the payload.
+        }
+      }
+      kept.push_back(shared_here ? c10::Storage() : storage);
+      storages.push_back(entry);
     }
     tensors.push_back({{"storage", it->second},
                        {"offset", tensor.storage_offset()},
@@ -162,7 +178,7 @@ std::vector<char> save_values(const std::vector<c10::IValue>& values) {
   const std::string table_text = json{{"storages", storages}, {"tensors", tensors}}.dump();
   size_t size = aligned(24 + table_text.size() + structure.size());
   std::vector<size_t> starts;
-  for (const c10::Storage& storage : kept) starts.push_back(size), size = aligned(size + storage.nbytes());
+  for (const c10::Storage& storage : kept) starts.push_back(size), size = aligned(size + (storage ? storage.nbytes() : 0));
   std::vector<char> out(size);
   put_u64(out, 0, table_text.size());
   put_u64(out, 8, structure.size());
@@ -170,13 +186,13 @@ std::vector<char> save_values(const std::vector<c10::IValue>& values) {
   std::memcpy(out.data() + 24, table_text.data(), table_text.size());
   std::memcpy(out.data() + 24 + table_text.size(), structure.data(), structure.size());
   for (size_t i = 0; i < kept.size(); ++i) {
-    if (kept[i].nbytes() == 0) continue;
+    if (!kept[i] || kept[i].nbytes() == 0) continue;
     at::from_blob(out.data() + starts[i], {static_cast<int64_t>(kept[i].nbytes())}, at::kByte).copy_(storage_bytes(kept[i]));
   }
   return out;
 }
 
-std::vector<c10::IValue> load_values(const std::vector<char>& payload) {
+std::vector<c10::IValue> load_values(const std::vector<char>& payload, const std::vector<int>& shared) {
   // Read as hostile input: every length, index, dtype, device and extent is checked before use.
   const uint64_t table_bytes = get_u64(payload, 0), structure_bytes = get_u64(payload, 8), storage_count = get_u64(payload, 16);
   if (table_bytes > payload.size() || structure_bytes > payload.size() || 24 + table_bytes + structure_bytes > payload.size()) {
@@ -189,12 +205,28 @@ std::vector<c10::IValue> load_values(const std::vector<char>& payload) {
     throw ProtocolError("a payload whose table is not storages and tensors");
   }
   std::vector<c10::Storage> storages;
+  std::set<uint64_t> used_descriptors;
   size_t at_byte = aligned(24 + table_bytes + structure_bytes);
   try {
     for (const json& entry : table["storages"]) {
       const uint64_t bytes = entry.at("bytes").get<uint64_t>();
       const c10::Device device(entry.at("device").get<std::string>());
       if (!device.is_cpu() && !device.is_cuda()) throw ProtocolError("a storage on a device that is not the CPU or CUDA");
+      if (entry.contains("shared")) {
+        // A device copy handed over as a descriptor: copied here into a tensor of this
+        // process's, each descriptor once.
+        const uint64_t index = entry.at("shared").get<uint64_t>();
+        if (!device.is_cuda() || index >= shared.size() || !used_descriptors.insert(index).second) {
+          throw ProtocolError("a shared storage whose descriptor is not among those sent");
+        }
+        if (bytes > kMaxPayloadBytes) throw ProtocolError("a shared storage over the limit");
+        try {
+          storages.push_back(device_share::import_copy(shared[index], bytes, device).storage());
+        } catch (const std::runtime_error& error) {
+          throw ProtocolError(std::string("a shared storage that does not map: ") + error.what());
+        }
+        continue;
+      }
       if (at_byte > payload.size() || bytes > payload.size() - at_byte) throw ProtocolError("a storage beyond the payload's end");
       at::Tensor data = at::empty({static_cast<int64_t>(bytes)}, at::TensorOptions().dtype(at::kByte).device(device));
       if (bytes > 0) {

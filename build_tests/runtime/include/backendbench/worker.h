@@ -29,9 +29,10 @@ namespace backendbench {
 void start_kernel_workers(const std::string& manifest, const Settings& settings);
 
 // The worker's loop: reads requests from `in_fd`, writes responses to `out_fd`. `load_error`:
-// why the manifest did not load ("" when it did), the answer to every request. Returns the exit
-// status (0 when the input closed).
-int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error);
+// why the manifest did not load ("" when it did), the answer to every request. `device_socket`
+// (a GPU worker's, else -1): where it sends the descriptors of device copies (device_share.h).
+// Returns the exit status (0 when the input closed).
+int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error, int device_socket = -1);
 
 // Times a worker's kernel against the reference in its worker (CUDA events must be recorded
 // where the kernel runs), then bounds what it reports by what this process observes: the

@@ -8,6 +8,10 @@
 //   call        inputs → the outputs, the inputs after the call, what the call's process saw
 //   time        the case's value sets → timing figures and flags measured in the worker
 //
+// A GPU worker also has a Unix datagram socket (descriptor 3) to its supervisor: a response whose
+// header says `shared_descriptors: n` brought n descriptors of device copies in one datagram
+// there, sent before the message (device_share.h), instead of those storages' bytes.
+//
 // Inputs and value sets travel as values, or, where the supervisor made them from a case
 // (`inputs`, `value_sets`: its argument text, seed, draw and salt), as that recipe alone: the
 // worker makes the same values with the same deterministic materialize() (inputs.h).
@@ -59,7 +63,10 @@ std::optional<Message> read_message(int fd, int64_t timeout_ms);
 // Values to and from a payload: a tuple of IValues (storages shared between tensors stay shared;
 // strides and offsets are kept; CUDA storages are copied to the host on the way out and restored
 // to their device on the way in). load_values checks every length, index, dtype and extent.
-std::vector<char> save_values(const std::vector<c10::IValue>& values);
-std::vector<c10::IValue> load_values(const std::vector<char>& payload);
+// With `shared`, save_values may instead hand a large CUDA storage over as the descriptor of a
+// device copy (device_share.h), appended to `shared` and named by its index in the table; such
+// descriptors travel beside the message (the socket a GPU worker has) and load_values takes them.
+std::vector<char> save_values(const std::vector<c10::IValue>& values, std::vector<int>* shared = nullptr);
+std::vector<c10::IValue> load_values(const std::vector<char>& payload, const std::vector<int>& shared = {});
 
 }  // namespace backendbench::worker

@@ -1,0 +1,289 @@
+// CUDA memory handed between processes as file descriptors (device_share.h).
+#include "backendbench/device_share.h"
+
+#include <dlfcn.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <ATen/ATen.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#if __has_include(<cuda.h>)
+#include <cuda.h>
+#define BACKENDBENCH_DEVICE_SHARE 1
+#endif
+
+namespace backendbench::device_share {
+
+Descriptors& Descriptors::operator=(Descriptors&& other) noexcept {
+  if (this != &other) {
+    for (const int fd : descriptors_) ::close(fd);
+    descriptors_ = std::move(other.descriptors_);
+    other.descriptors_.clear();
+  }
+  return *this;
+}
+
+Descriptors::~Descriptors() {
+  for (const int fd : descriptors_) ::close(fd);
+}
+
+void send_descriptors(int socket, const std::vector<int>& descriptors) {
+  if (descriptors.empty()) return;
+  if (descriptors.size() > kMaxDescriptors) throw std::runtime_error("too many descriptors for one message");
+  char byte = 'd';
+  iovec data{&byte, 1};
+  std::vector<char> control(CMSG_SPACE(sizeof(int) * descriptors.size()));
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control.data();
+  message.msg_controllen = control.size();
+  cmsghdr* header = CMSG_FIRSTHDR(&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN(sizeof(int) * descriptors.size());
+  std::memcpy(CMSG_DATA(header), descriptors.data(), sizeof(int) * descriptors.size());
+  ssize_t sent;
+  do {
+    sent = ::sendmsg(socket, &message, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  if (sent != 1) throw std::runtime_error(std::string("cannot send descriptors: ") + std::strerror(errno));
+}
+
+std::vector<int> receive_descriptors(int socket, size_t count, int timeout_ms) {
+  if (count == 0) return {};
+  if (count > kMaxDescriptors) throw std::runtime_error("a message that claims more than " + std::to_string(kMaxDescriptors) + " descriptors");
+  pollfd ready{socket, POLLIN, 0};
+  int polled;
+  do {
+    polled = ::poll(&ready, 1, timeout_ms);
+  } while (polled < 0 && errno == EINTR);
+  if (polled <= 0) throw std::runtime_error("the descriptors its message announced did not come");
+  char byte = 0;
+  iovec data{&byte, 1};
+  std::vector<char> control(CMSG_SPACE(sizeof(int) * kMaxDescriptors));
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control.data();
+  message.msg_controllen = control.size();
+  ssize_t got;
+  do {
+    got = ::recvmsg(socket, &message, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+  } while (got < 0 && errno == EINTR);
+  if (got < 0) throw std::runtime_error(std::string("cannot receive descriptors: ") + std::strerror(errno));
+  std::vector<int> descriptors;
+  for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr; header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+    const size_t n = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    const size_t at = descriptors.size();
+    descriptors.resize(at + n);
+    std::memcpy(descriptors.data() + at, CMSG_DATA(header), n * sizeof(int));
+  }
+  if ((message.msg_flags & MSG_CTRUNC) != 0 || descriptors.size() != count) {
+    for (const int fd : descriptors) ::close(fd);
+    throw std::runtime_error("its message announced " + std::to_string(count) + " descriptors and " +
+                             std::to_string(descriptors.size()) + " came");
+  }
+  return descriptors;
+}
+
+#ifdef BACKENDBENCH_DEVICE_SHARE
+
+namespace {
+
+#define BACKENDBENCH_NAME_OF(f) BACKENDBENCH_NAME_TEXT(f)
+#define BACKENDBENCH_NAME_TEXT(f) #f
+
+// libcuda's functions, looked up once (the process has it loaded when it uses CUDA).
+struct Driver {
+  decltype(&::cuDeviceGetAttribute) device_get_attribute = nullptr;
+  decltype(&::cuMemGetAllocationGranularity) granularity = nullptr;
+  decltype(&::cuMemCreate) create = nullptr;
+  decltype(&::cuMemRelease) release = nullptr;
+  decltype(&::cuMemAddressReserve) reserve = nullptr;
+  decltype(&::cuMemAddressFree) address_free = nullptr;
+  decltype(&::cuMemMap) map = nullptr;
+  decltype(&::cuMemUnmap) unmap = nullptr;
+  decltype(&::cuMemSetAccess) set_access = nullptr;
+  decltype(&::cuMemExportToShareableHandle) export_handle = nullptr;
+  decltype(&::cuMemImportFromShareableHandle) import_handle = nullptr;
+  decltype(&::cuMemcpyDtoD) copy = nullptr;
+  decltype(&::cuCtxSynchronize) synchronize = nullptr;
+  bool loaded = false;
+};
+
+const Driver& driver() {
+  static const Driver loaded = [] {
+    Driver d;
+    void* library = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) return d;
+    bool all = true;
+    const auto find = [&](auto& function, const char* name) {
+      function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(::dlsym(library, name));
+      all = all && function != nullptr;
+    };
+    find(d.device_get_attribute, BACKENDBENCH_NAME_OF(cuDeviceGetAttribute));
+    find(d.granularity, BACKENDBENCH_NAME_OF(cuMemGetAllocationGranularity));
+    find(d.create, BACKENDBENCH_NAME_OF(cuMemCreate));
+    find(d.release, BACKENDBENCH_NAME_OF(cuMemRelease));
+    find(d.reserve, BACKENDBENCH_NAME_OF(cuMemAddressReserve));
+    find(d.address_free, BACKENDBENCH_NAME_OF(cuMemAddressFree));
+    find(d.map, BACKENDBENCH_NAME_OF(cuMemMap));
+    find(d.unmap, BACKENDBENCH_NAME_OF(cuMemUnmap));
+    find(d.set_access, BACKENDBENCH_NAME_OF(cuMemSetAccess));
+    find(d.export_handle, BACKENDBENCH_NAME_OF(cuMemExportToShareableHandle));
+    find(d.import_handle, BACKENDBENCH_NAME_OF(cuMemImportFromShareableHandle));
+    find(d.copy, BACKENDBENCH_NAME_OF(cuMemcpyDtoD));
+    find(d.synchronize, BACKENDBENCH_NAME_OF(cuCtxSynchronize));
+    d.loaded = all;
+    return d;
+  }();
+  return loaded;
+}
+
+void check(CUresult result, const char* what) {
+  if (result != CUDA_SUCCESS) throw std::runtime_error(std::string(what) + " failed (CUDA driver error " + std::to_string(result) + ")");
+}
+
+CUmemAllocationProp properties(int device) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = device;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  return prop;
+}
+
+size_t rounded_size(uint64_t bytes, int device) {
+  const CUmemAllocationProp prop = properties(device);
+  size_t granularity = 0;
+  check(driver().granularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity");
+  if (granularity == 0) granularity = size_t{2} << 20;
+  return static_cast<size_t>((bytes + granularity - 1) / granularity * granularity);
+}
+
+// An allocation mapped into this process: unmapped and released when it goes.
+struct Mapping {
+  CUmemGenericAllocationHandle handle = 0;
+  CUdeviceptr address = 0;
+  size_t size = 0;
+  bool mapped = false;
+  Mapping() = default;
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  ~Mapping() {
+    if (mapped) (void)driver().unmap(address, size);
+    if (address != 0) (void)driver().address_free(address, size);
+    if (handle != 0) (void)driver().release(handle);
+  }
+  void map(int device, CUmemAccess_flags flags) {
+    check(driver().reserve(&address, size, 0, 0, 0), "cuMemAddressReserve");
+    check(driver().map(address, size, 0, handle, 0), "cuMemMap");
+    mapped = true;
+    CUmemAccessDesc access{};
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = device;
+    access.flags = flags;
+    check(driver().set_access(address, size, &access, 1), "cuMemSetAccess");
+  }
+};
+
+struct Export {
+  std::unique_ptr<Mapping> mapping;
+  int descriptor = -1;
+};
+
+std::mutex exports_mutex;
+std::vector<Export>& exports() {
+  static auto* all = new std::vector<Export>;  // never destroyed: the driver may be gone at exit
+  return *all;
+}
+
+}  // namespace
+
+bool available(c10::Device device) {
+  if (!device.is_cuda() || !driver().loaded) return false;
+  static std::mutex mutex;
+  static std::map<int, bool>* known = new std::map<int, bool>;
+  std::lock_guard<std::mutex> lock(mutex);
+  const int index = device.has_index() ? device.index() : 0;
+  if (const auto it = known->find(index); it != known->end()) return it->second;
+  int vmm = 0, posix = 0;
+  const bool ok = driver().device_get_attribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, index) == CUDA_SUCCESS &&
+                  driver().device_get_attribute(&posix, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, index) ==
+                      CUDA_SUCCESS &&
+                  vmm != 0 && posix != 0;
+  (*known)[index] = ok;
+  return ok;
+}
+
+int export_copy(const at::Tensor& bytes) {
+  if (!bytes.is_cuda() || !bytes.is_contiguous() || bytes.scalar_type() != at::kByte) {
+    throw std::runtime_error("export_copy expects a contiguous CUDA byte tensor");
+  }
+  const int device = bytes.device().index();
+  Export exported;
+  exported.mapping = std::make_unique<Mapping>();
+  exported.mapping->size = rounded_size(static_cast<uint64_t>(bytes.numel()), device);
+  const CUmemAllocationProp prop = properties(device);
+  check(driver().create(&exported.mapping->handle, exported.mapping->size, &prop, 0), "cuMemCreate");
+  exported.mapping->map(device, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+  // The bytes are final: whatever wrote them (on any stream) has finished.
+  check(driver().synchronize(), "cuCtxSynchronize");
+  check(driver().copy(exported.mapping->address, reinterpret_cast<CUdeviceptr>(bytes.data_ptr()),
+                      static_cast<size_t>(bytes.numel())),
+        "cuMemcpyDtoD");
+  check(driver().synchronize(), "cuCtxSynchronize");
+  check(driver().export_handle(&exported.descriptor, exported.mapping->handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+        "cuMemExportToShareableHandle");
+  const int descriptor = exported.descriptor;
+  std::lock_guard<std::mutex> lock(exports_mutex);
+  exports().push_back(std::move(exported));
+  return descriptor;
+}
+
+void release_exports() {
+  std::lock_guard<std::mutex> lock(exports_mutex);
+  for (Export& exported : exports()) {
+    if (exported.descriptor >= 0) ::close(exported.descriptor);
+  }
+  exports().clear();
+}
+
+at::Tensor import_copy(int descriptor, uint64_t bytes, c10::Device device) {
+  if (!available(device)) throw std::runtime_error("device memory cannot be shared on " + device.str());
+  const int index = device.has_index() ? device.index() : 0;
+  Mapping mapping;
+  check(driver().import_handle(&mapping.handle, reinterpret_cast<void*>(static_cast<uintptr_t>(descriptor)),
+                               CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+        "cuMemImportFromShareableHandle");
+  mapping.size = rounded_size(bytes, index);
+  // Mapping more than the allocation holds fails here: a size is only the worker's claim.
+  mapping.map(index, CU_MEM_ACCESS_FLAGS_PROT_READ);
+  at::Tensor copy = at::empty({static_cast<int64_t>(bytes)}, at::TensorOptions().dtype(at::kByte).device(device));
+  check(driver().synchronize(), "cuCtxSynchronize");
+  check(driver().copy(reinterpret_cast<CUdeviceptr>(copy.data_ptr()), mapping.address, static_cast<size_t>(bytes)), "cuMemcpyDtoD");
+  check(driver().synchronize(), "cuCtxSynchronize");
+  return copy;
+}
+
+#else  // no CUDA headers: nothing is shared
+
+bool available(c10::Device) { return false; }
+int export_copy(const at::Tensor&) { throw std::runtime_error("this build cannot share device memory"); }
+void release_exports() {}
+at::Tensor import_copy(int, uint64_t, c10::Device) { throw std::runtime_error("this build cannot share device memory"); }
+
+#endif
+
+}  // namespace backendbench::device_share
