@@ -3,6 +3,8 @@
 
 #include <map>
 #include <memory>
+#include <string_view>
+#include <unordered_map>
 
 #include "backendbench/run_case.h"
 #include "backendbench/timing.h"
@@ -74,12 +76,14 @@ std::vector<ResolvedJob> resolve_jobs(const std::vector<Job>& jobs, const Settin
     } else {
       r.case_names = {"(every case)"};
     }
+    // By name through a map: an operator may have thousands of cases (convolution_backward: 1,898).
+    std::unordered_map<std::string_view, const CaseSpec*> by_name;
+    for (size_t c = 0; r.op != nullptr && c < r.op->case_count; ++c) {
+      by_name.insert_or_assign(r.op->cases[c].name, &r.op->cases[c]);
+    }
     for (const std::string& name : r.case_names) {
-      const CaseSpec* found = nullptr;
-      for (size_t c = 0; r.op != nullptr && c < r.op->case_count; ++c) {
-        if (name == r.op->cases[c].name) found = &r.op->cases[c];
-      }
-      r.cases.push_back(found);
+      const auto found = by_name.find(name);
+      r.cases.push_back(found == by_name.end() ? nullptr : found->second);
     }
     resolved.push_back(std::move(r));
   }

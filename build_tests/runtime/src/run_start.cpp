@@ -1,6 +1,7 @@
 // Front-end start-up; see run_start.h.
 #include "backendbench/run_start.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string.h>  // sigabbrev_np, sigdescr_np (glibc)
 #include <iostream>
@@ -22,8 +23,17 @@ std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, con
   try {
     settings = parse_settings(frontend, argc, argv);
     if (!settings.job_argument.empty()) settings.jobs = jobs_from_argument(settings.job_argument);
-    // Kernel code runs only in kernel workers (worker.h), never in this process.
-    start_kernel_workers(settings.kernel_manifest.empty() ? kernel_manifest : settings.kernel_manifest.c_str(), settings);
+    // Kernel code runs only in kernel workers (worker.h), never in this process; jobs that name
+    // only the backends this process has from the start (aten, the calibration backends) need
+    // none, and start none (a worker starts libtorch and loads every kernel library).
+    const bool builtin_only =
+        !settings.jobs.empty() && std::all_of(settings.jobs.begin(), settings.jobs.end(), [](const Job& job) {
+          const Backend* backend = backends().find(job.op, job.backend);
+          return backend != nullptr && backend->kind() != Backend::Kind::kKernel;
+        });
+    if (!builtin_only) {
+      start_kernel_workers(settings.kernel_manifest.empty() ? kernel_manifest : settings.kernel_manifest.c_str(), settings);
+    }
     // A worker of a supervising ./bench adds to the verdicts its supervisor started.
     if (!settings.verdicts_path.empty() && !settings.worker) start_verdicts(settings.verdicts_path);
   } catch (const std::exception& error) {

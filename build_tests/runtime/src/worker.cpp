@@ -198,6 +198,11 @@ class WorkerPool {
 
   bool is_op_library(const std::string& backend) const { return op_libraries_.count(backend) > 0; }
 
+  // Which worker answers the questions about kernels (list, unusable): the one the run's calls
+  // go to, so that a CUDA run of CUDA kernels starts one worker, not a CPU one besides.
+  void set_questions_on_gpu(bool gpu) { questions_on_gpu_ = gpu; }
+  bool questions_on_gpu() const { return questions_on_gpu_; }
+
  private:
   void start(WorkerProcess& worker, bool gpu) {
     const int number = ++started_;
@@ -365,6 +370,7 @@ class WorkerPool {
   std::set<std::string> op_libraries_;
   std::string manifest_, root_, bubblewrap_;
   bool sandbox_ = true;
+  bool questions_on_gpu_ = false;
   int64_t timeout_ms_ = -1;
   int started_ = 0;
 };
@@ -397,7 +403,7 @@ class WorkerBackend : public Backend {
       header["operator"] = op_;
       header["backend"] = name();
       try {
-        const json answer = WorkerPool::instance().request(false, header, {}, nullptr);
+        const json answer = WorkerPool::instance().request(WorkerPool::instance().questions_on_gpu(), header, {}, nullptr);
         if (answer.value("unusable", false)) {
           // A kernel that cannot run fails; only an op library (named so by the manifest, not by
           // its worker) is skipped where it cannot run: a worker's "skip" cannot hide a kernel.
@@ -833,7 +839,8 @@ Measurement measure_in_worker(const std::string& op_display, const c10::Operator
 void start_kernel_workers(const std::string& manifest, const Settings& settings) {
   WorkerPool& pool = WorkerPool::instance();
   pool.configure(manifest, settings);
-  const json answer = pool.request(false, request_header("list"), {}, nullptr);
+  pool.set_questions_on_gpu(reference_device(settings).is_cuda());
+  const json answer = pool.request(pool.questions_on_gpu(), request_header("list"), {}, nullptr);
   if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
   for (const json& entry : answer.value("kernels", json::array())) {
     // The listing is the worker's word: each name must be a kernel's (impl<N>) or an op
