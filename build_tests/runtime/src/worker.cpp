@@ -909,6 +909,7 @@ int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error, in
     } catch (const std::exception& error) {
       answer = response_header();
       answer["error"] = error.what();
+      shared.clear();  // an error answer hands nothing over (the exports go at the next request)
     }
     if (!shared.empty()) {
       try {
