@@ -56,9 +56,9 @@ TEST(DeviceShare, AnnouncedDescriptorsThatNeverComeAreAnError) {
   EXPECT_THROW(receive_descriptors(sockets.ends[0], kMaxDescriptors + 1, 50), std::runtime_error);
 }
 
-// A payload whose table names a shared storage, with no descriptor to go with it (or one that
-// is not a device allocation): an error, never values.
-TEST(DeviceShare, APayloadNamingADescriptorNotSentIsAnError) {
+// A payload whose table names a shared slot, where no slot was announced (or the storage is on
+// the CPU): an error, never values.
+TEST(DeviceShare, APayloadNamingASlotNeverAnnouncedIsAnError) {
   // Saved without sharing, then the table edited to say its storage is shared.
   std::vector<char> payload = worker::save_values({at::ones({4})});
   const std::string text(payload.begin(), payload.end());
@@ -74,34 +74,93 @@ TEST(DeviceShare, APayloadNamingADescriptorNotSentIsAnError) {
   rebuilt[1] = static_cast<char>((table.size() >> 8) & 0xff);
   std::vector<char> hostile(rebuilt.begin(), rebuilt.end());
   EXPECT_THROW(worker::load_values(hostile), worker::ProtocolError);
-  int pipe_ends[2];
-  ASSERT_EQ(pipe(pipe_ends), 0);
-  EXPECT_THROW(worker::load_values(hostile, {pipe_ends[0]}), worker::ProtocolError) << "a CPU storage is never shared";
-  close(pipe_ends[0]);
-  close(pipe_ends[1]);
+  const Imports none;
+  EXPECT_THROW(worker::load_values(hostile, &none), worker::ProtocolError) << "a CPU storage is never shared";
+  EXPECT_THROW(none.copy_out(0, 4), std::runtime_error) << "no slot 0 was announced";
+  Imports imports;
+  EXPECT_THROW(imports.retire(3), std::runtime_error) << "a slot never announced cannot be retired";
 }
 
-TEST(DeviceShare, ACudaStorageCrossesAsADeviceCopy) {
+// Exports and imports in one process stand for a worker and its supervisor (descriptors work
+// within a process as across one).
+struct Supervisor {
+  Imports imports;
+  // Announces what `exports` made since the last answer, as the worker's answer does.
+  void receive(Exports& exports, c10::Device device) {
+    const Exports::Changes changes = exports.finish();
+    for (const uint64_t slot : changes.retired) imports.retire(slot);
+    for (size_t i = 0; i < changes.new_slots.size(); ++i) {
+      imports.adopt(changes.new_slots[i], changes.descriptors[i], changes.new_sizes[i], device);
+    }
+    exports.sent(changes);
+  }
+};
+
+TEST(DeviceShare, ACudaStorageCrossesAsADeviceCopyInASlotUsedAgain) {
   const c10::Device device(c10::DeviceType::CUDA, 0);
   if (!at::hasCUDA() || !available(device)) GTEST_SKIP() << "no GPU that exports memory as descriptors";
+  Exports exports;
+  Supervisor supervisor;
   const at::Tensor big = at::arange(1 << 20, at::TensorOptions().dtype(at::kFloat).device(device));
-  std::vector<int> shared;
-  const std::vector<char> payload = worker::save_values({big, big.narrow(0, 5, 10)}, &shared);
-  ASSERT_EQ(shared.size(), 1u) << "one storage, one descriptor";
+  const std::vector<char> payload = worker::save_values({big, big.narrow(0, 5, 10)}, &exports);
   EXPECT_LT(payload.size(), size_t{1} << 20) << "its bytes are not in the payload";
-  const std::vector<c10::IValue> loaded = worker::load_values(payload, shared);
-  release_exports();  // the copy loaded above is this process's own: freeing the export changes nothing
+  const Exports::Changes first = exports.finish();
+  ASSERT_EQ(first.new_slots.size(), 1u) << "one storage, one slot";
+  supervisor.receive(exports, device);
+  const std::vector<c10::IValue> loaded = worker::load_values(payload, &supervisor.imports);
   ASSERT_EQ(loaded.size(), 2u);
   EXPECT_TRUE(at::equal(loaded[0].toTensor(), big));
   EXPECT_TRUE(at::equal(loaded[1].toTensor(), big.narrow(0, 5, 10)));
   EXPECT_EQ(loaded[1].toTensor().storage().data(), loaded[0].toTensor().storage().data()) << "still one storage";
   EXPECT_NE(loaded[0].toTensor().data_ptr(), big.data_ptr());
-  // A descriptor of an allocation smaller than the storage the table claims does not map.
-  std::vector<int> small_shared;
-  const std::vector<char> small = worker::save_values({big.narrow(0, 0, 1 << 19).clone()}, &small_shared);
-  ASSERT_EQ(small_shared.size(), 1u);
-  EXPECT_THROW(import_copy(small_shared[0], uint64_t{64} << 20, device), std::runtime_error);
-  release_exports();
+
+  // The next answer reuses the slot: nothing new to announce, and the first copy is unchanged.
+  exports.reuse();
+  const at::Tensor other = -big;
+  const std::vector<char> again = worker::save_values({other}, &exports);
+  EXPECT_TRUE(exports.finish().empty()) << "the slot is used again, not made anew";
+  const std::vector<c10::IValue> second = worker::load_values(again, &supervisor.imports);
+  EXPECT_TRUE(at::equal(second[0].toTensor(), other));
+  EXPECT_TRUE(at::equal(loaded[0].toTensor(), big)) << "what was copied out is the supervisor's own";
+
+  // A storage longer than its slot is not copied out.
+  EXPECT_THROW(supervisor.imports.copy_out(first.new_slots[0], first.new_sizes[0] + 1), std::runtime_error);
+}
+
+TEST(DeviceShare, ASlotIsAnnouncedOnceAndMapsOnlyWhatItHolds) {
+  const c10::Device device(c10::DeviceType::CUDA, 0);
+  if (!at::hasCUDA() || !available(device)) GTEST_SKIP() << "no GPU that exports memory as descriptors";
+  Exports exports;
+  (void)worker::save_values({at::zeros({1 << 19}, at::TensorOptions().device(device))}, &exports);
+  const Exports::Changes changes = exports.finish();
+  ASSERT_EQ(changes.new_slots.size(), 1u);
+  Imports imports;
+  // An allocation smaller than the slot's claimed size does not map.
+  EXPECT_THROW(imports.adopt(7, changes.descriptors[0], changes.new_sizes[0] * 8, device), std::runtime_error);
+  imports.adopt(7, changes.descriptors[0], changes.new_sizes[0], device);
+  EXPECT_THROW(imports.adopt(7, changes.descriptors[0], changes.new_sizes[0], device), std::runtime_error)
+      << "an id announced twice";
+  imports.retire(7);
+  EXPECT_THROW(imports.copy_out(7, 1), std::runtime_error) << "a retired slot is gone";
+}
+
+TEST(DeviceShare, SlotsOverTheLimitAreRetired) {
+  const c10::Device device(c10::DeviceType::CUDA, 0);
+  if (!at::hasCUDA() || !available(device)) GTEST_SKIP() << "no GPU that exports memory as descriptors";
+  Exports exports(/*limit_bytes=*/uint64_t{8} << 20);
+  Supervisor supervisor;
+  const auto options = at::TensorOptions().dtype(at::kByte).device(device);
+  (void)worker::save_values({at::ones({4 << 20}, options)}, &exports);
+  supervisor.receive(exports, device);
+  exports.reuse();
+  // 8 MiB more does not fit beside the first 4 MiB slot: the free slot goes.
+  const at::Tensor larger = at::full({8 << 20}, 3, options);
+  const std::vector<char> payload = worker::save_values({larger}, &exports);
+  const Exports::Changes changes = exports.finish();
+  EXPECT_EQ(changes.retired.size(), 1u);
+  EXPECT_EQ(changes.new_slots.size(), 1u);
+  supervisor.receive(exports, device);
+  EXPECT_TRUE(at::equal(worker::load_values(payload, &supervisor.imports)[0].toTensor(), larger));
 }
 
 }  // namespace

@@ -35,6 +35,18 @@ TEST(Timing, LocationEstimateShrinksWithSamples) {
   EXPECT_LT(b.relative_error, a.relative_error / 5);
 }
 
+// The supervisor's bound on a CPU uses a low quantile: a few samples a busy machine slowed
+// cannot lift it, as they lift a median.
+TEST(Timing, ALowQuantileIgnoresSamplesTheSchedulerSlowed) {
+  Samples samples;
+  for (int i = 0; i < 10; ++i) samples.add(i < 6 ? 5e-3 : 0.5e-3);  // 6 of 10 slowed 10x
+  EXPECT_DOUBLE_EQ(samples.median_seconds(), 5e-3);
+  EXPECT_DOUBLE_EQ(samples.quantile_seconds(0.1), 0.5e-3);
+  EXPECT_DOUBLE_EQ(samples.quantile_seconds(0), 0.5e-3);
+  EXPECT_DOUBLE_EQ(samples.quantile_seconds(1), 5e-3);
+  EXPECT_DOUBLE_EQ(samples.quantile_seconds(7), 5e-3) << "clamped to [0, 1]";
+}
+
 TEST(Timing, ACoarseTimerDoesNotEndSamplingEarly) {
   // Two timer ticks, mostly the lower one: the median's MAD would be 0 ("known exactly").
   StoppingRule rule;

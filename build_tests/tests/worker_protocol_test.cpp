@@ -30,16 +30,35 @@ struct Pipe {
 TEST(WorkerProtocol, AMessageRoundTrips) {
   Pipe pipe;
   write_message(pipe.ends[1], {"{\"kind\":\"call\"}", {'a', 'b', 'c'}});
-  const std::optional<Message> read = read_message(pipe.ends[0], 1000);
+  const std::optional<Message> read = MessageReader(pipe.ends[0]).read(1000);
   ASSERT_TRUE(read.has_value());
   EXPECT_EQ(read->header, "{\"kind\":\"call\",\"payload_bytes\":3}");
   EXPECT_EQ(std::string(read->payload.begin(), read->payload.end()), "abc");
 }
 
+// Messages written back to back: the reader reads past the first header, and keeps what it read
+// for the payload and the message after.
+TEST(WorkerProtocol, MessagesBackToBackAreReadOneByOne) {
+  Pipe pipe;
+  write_message(pipe.ends[1], {"{\"n\":1}", {'x', 'y'}});
+  write_message(pipe.ends[1], {"{\"n\":2}", {}});
+  write_message(pipe.ends[1], {"{\"n\":3}", {'z'}});
+  pipe.close_writer();
+  MessageReader reader(pipe.ends[0]);
+  const std::optional<Message> first = reader.read(1000), second = reader.read(1000), third = reader.read(1000);
+  ASSERT_TRUE(first && second && third);
+  EXPECT_EQ(first->header, "{\"n\":1,\"payload_bytes\":2}");
+  EXPECT_EQ(std::string(first->payload.begin(), first->payload.end()), "xy");
+  EXPECT_EQ(second->header, "{\"n\":2,\"payload_bytes\":0}");
+  EXPECT_TRUE(second->payload.empty());
+  EXPECT_EQ(std::string(third->payload.begin(), third->payload.end()), "z");
+  EXPECT_FALSE(reader.read(1000).has_value()) << "then the end of the pipe";
+}
+
 TEST(WorkerProtocol, TheEndOfThePipeBeforeAMessageIsNoMessage) {
   Pipe pipe;
   pipe.close_writer();
-  EXPECT_FALSE(read_message(pipe.ends[0], 1000).has_value());
+  EXPECT_FALSE(MessageReader(pipe.ends[0]).read(1000).has_value());
 }
 
 TEST(WorkerProtocol, HostileMessagesAreErrors) {
@@ -50,13 +69,13 @@ TEST(WorkerProtocol, HostileMessagesAreErrors) {
     Pipe pipe;
     pipe.write_raw(text);
     pipe.close_writer();
-    EXPECT_THROW(read_message(pipe.ends[0], 1000), ProtocolError) << text;
+    EXPECT_THROW(MessageReader(pipe.ends[0]).read(1000), ProtocolError) << text;
   }
 }
 
 TEST(WorkerProtocol, ASilentWorkerTimesOut) {
   Pipe pipe;
-  EXPECT_THROW(read_message(pipe.ends[0], 50), TimeoutError);
+  EXPECT_THROW(MessageReader(pipe.ends[0]).read(50), TimeoutError);
 }
 
 TEST(WorkerProtocol, ValuesKeepStridesAndSharedStorage) {

@@ -8,6 +8,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -198,17 +199,6 @@ struct Mapping {
   }
 };
 
-struct Export {
-  std::unique_ptr<Mapping> mapping;
-  int descriptor = -1;
-};
-
-std::mutex exports_mutex;
-std::vector<Export>& exports() {
-  static auto* all = new std::vector<Export>;  // never destroyed: the driver may be gone at exit
-  return *all;
-}
-
 }  // namespace
 
 bool available(c10::Device device) {
@@ -227,62 +217,173 @@ bool available(c10::Device device) {
   return ok;
 }
 
-int export_copy(const at::Tensor& bytes) {
+// Worker side.
+
+struct Exports::Slot {
+  uint64_t id = 0;
+  Mapping mapping;
+  int descriptor = -1;
+  bool in_use = false, announced = false;
+  ~Slot() {
+    if (descriptor >= 0) ::close(descriptor);
+  }
+};
+
+Exports::Exports(uint64_t limit_bytes) : limit_bytes_(limit_bytes) {}
+
+Exports::~Exports() {
+  // The driver may be gone at exit: slots are left to the process's end then.
+  for (auto& slot : slots_) (void)slot.release();
+}
+
+uint64_t Exports::place(const at::Tensor& bytes) {
   if (!bytes.is_cuda() || !bytes.is_contiguous() || bytes.scalar_type() != at::kByte) {
-    throw std::runtime_error("export_copy expects a contiguous CUDA byte tensor");
+    throw std::runtime_error("Exports::place expects a contiguous CUDA byte tensor");
   }
   const int device = bytes.device().index();
-  Export exported;
-  exported.mapping = std::make_unique<Mapping>();
-  exported.mapping->size = rounded_size(static_cast<uint64_t>(bytes.numel()), device);
-  const CUmemAllocationProp prop = properties(device);
-  check(driver().create(&exported.mapping->handle, exported.mapping->size, &prop, 0), "cuMemCreate");
-  exported.mapping->map(device, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+  const uint64_t needed = static_cast<uint64_t>(bytes.numel());
+  // The smallest free slot it fits in.
+  Slot* chosen = nullptr;
+  for (auto& slot : slots_) {
+    if (!slot->in_use && slot->mapping.size >= needed && (chosen == nullptr || slot->mapping.size < chosen->mapping.size)) {
+      chosen = slot.get();
+    }
+  }
+  if (chosen == nullptr) {
+    // A new one, a power of two so that later storages of about this size fit it; free slots
+    // go first (largest first) while the total would pass the limit.
+    size_t size = rounded_size(needed, device);
+    if (size < (size_t{1} << 40)) {
+      size_t power = size_t{2} << 20;
+      while (power < size) power <<= 1;
+      size = rounded_size(power, device);
+    }
+    uint64_t total = size;
+    for (const auto& slot : slots_) total += slot->mapping.size;
+    while (total > limit_bytes_) {
+      auto largest = slots_.end();
+      for (auto it = slots_.begin(); it != slots_.end(); ++it) {
+        if (!(*it)->in_use && (largest == slots_.end() || (*it)->mapping.size > (*largest)->mapping.size)) largest = it;
+      }
+      if (largest == slots_.end()) break;  // every slot holds this answer: over the limit until the next
+      total -= (*largest)->mapping.size;
+      if ((*largest)->announced) retired_.push_back((*largest)->id);
+      slots_.erase(largest);
+    }
+    auto slot = std::make_unique<Slot>();
+    slot->id = next_id_++;
+    slot->mapping.size = size;
+    const CUmemAllocationProp prop = properties(device);
+    check(driver().create(&slot->mapping.handle, size, &prop, 0), "cuMemCreate");
+    slot->mapping.map(device, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    check(driver().export_handle(&slot->descriptor, slot->mapping.handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+          "cuMemExportToShareableHandle");
+    chosen = slot.get();
+    slots_.push_back(std::move(slot));
+  }
   // The bytes are final: whatever wrote them (on any stream) has finished.
   check(driver().synchronize(), "cuCtxSynchronize");
-  check(driver().copy(exported.mapping->address, reinterpret_cast<CUdeviceptr>(bytes.data_ptr()),
-                      static_cast<size_t>(bytes.numel())),
+  check(driver().copy(chosen->mapping.address, reinterpret_cast<CUdeviceptr>(bytes.data_ptr()), static_cast<size_t>(needed)),
         "cuMemcpyDtoD");
-  check(driver().synchronize(), "cuCtxSynchronize");
-  check(driver().export_handle(&exported.descriptor, exported.mapping->handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
-        "cuMemExportToShareableHandle");
-  const int descriptor = exported.descriptor;
-  std::lock_guard<std::mutex> lock(exports_mutex);
-  exports().push_back(std::move(exported));
-  return descriptor;
+  chosen->in_use = true;
+  return chosen->id;
 }
 
-void release_exports() {
-  std::lock_guard<std::mutex> lock(exports_mutex);
-  for (Export& exported : exports()) {
-    if (exported.descriptor >= 0) ::close(exported.descriptor);
+Exports::Changes Exports::finish() {
+  if (std::any_of(slots_.begin(), slots_.end(), [](const auto& slot) { return slot->in_use; })) {
+    check(driver().synchronize(), "cuCtxSynchronize");
   }
-  exports().clear();
+  Changes changes;
+  changes.retired = retired_;
+  for (const auto& slot : slots_) {
+    if (slot->announced) continue;
+    changes.new_slots.push_back(slot->id);
+    changes.new_sizes.push_back(slot->mapping.size);
+    changes.descriptors.push_back(slot->descriptor);
+  }
+  return changes;
 }
 
-at::Tensor import_copy(int descriptor, uint64_t bytes, c10::Device device) {
-  if (!available(device)) throw std::runtime_error("device memory cannot be shared on " + device.str());
-  const int index = device.has_index() ? device.index() : 0;
+void Exports::sent(const Changes& changes) {
+  for (auto& slot : slots_) {
+    if (std::find(changes.new_slots.begin(), changes.new_slots.end(), slot->id) != changes.new_slots.end()) slot->announced = true;
+  }
+  std::vector<uint64_t> left;
+  for (const uint64_t id : retired_) {
+    if (std::find(changes.retired.begin(), changes.retired.end(), id) == changes.retired.end()) left.push_back(id);
+  }
+  retired_ = left;
+}
+
+void Exports::reuse() {
+  for (auto& slot : slots_) slot->in_use = false;
+}
+
+// Supervisor side.
+
+struct Imports::Slot {
   Mapping mapping;
-  check(driver().import_handle(&mapping.handle, reinterpret_cast<void*>(static_cast<uintptr_t>(descriptor)),
+  int device = 0;
+};
+
+Imports::Imports() = default;
+Imports::~Imports() = default;
+
+void Imports::adopt(uint64_t slot, int descriptor, uint64_t bytes, c10::Device device) {
+  if (!available(device)) throw std::runtime_error("device memory cannot be shared on " + device.str());
+  if (slots_.count(slot) > 0) throw std::runtime_error("slot " + std::to_string(slot) + " announced twice");
+  if (slots_.size() >= kMaxSlots) throw std::runtime_error("more than " + std::to_string(kMaxSlots) + " slots");
+  const int index = device.has_index() ? device.index() : 0;
+  auto imported = std::make_unique<Slot>();
+  imported->device = index;
+  check(driver().import_handle(&imported->mapping.handle, reinterpret_cast<void*>(static_cast<uintptr_t>(descriptor)),
                                CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
         "cuMemImportFromShareableHandle");
-  mapping.size = rounded_size(bytes, index);
+  imported->mapping.size = rounded_size(bytes, index);
   // Mapping more than the allocation holds fails here: a size is only the worker's claim.
-  mapping.map(index, CU_MEM_ACCESS_FLAGS_PROT_READ);
+  imported->mapping.map(index, CU_MEM_ACCESS_FLAGS_PROT_READ);
+  slots_[slot] = std::move(imported);
+}
+
+void Imports::retire(uint64_t slot) {
+  if (slots_.erase(slot) == 0) throw std::runtime_error("slot " + std::to_string(slot) + " retired but never announced");
+}
+
+at::Tensor Imports::copy_out(uint64_t slot, uint64_t bytes) const {
+  const auto found = slots_.find(slot);
+  if (found == slots_.end()) throw std::runtime_error("slot " + std::to_string(slot) + " was never announced");
+  if (bytes > found->second->mapping.size) {
+    throw std::runtime_error("a storage of " + std::to_string(bytes) + " bytes in slot " + std::to_string(slot) + " of " +
+                             std::to_string(found->second->mapping.size));
+  }
+  const c10::Device device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(found->second->device));
   at::Tensor copy = at::empty({static_cast<int64_t>(bytes)}, at::TensorOptions().dtype(at::kByte).device(device));
   check(driver().synchronize(), "cuCtxSynchronize");
-  check(driver().copy(reinterpret_cast<CUdeviceptr>(copy.data_ptr()), mapping.address, static_cast<size_t>(bytes)), "cuMemcpyDtoD");
+  check(driver().copy(reinterpret_cast<CUdeviceptr>(copy.data_ptr()), found->second->mapping.address, static_cast<size_t>(bytes)),
+        "cuMemcpyDtoD");
   check(driver().synchronize(), "cuCtxSynchronize");
   return copy;
 }
 
+void Imports::clear() { slots_.clear(); }
+
 #else  // no CUDA headers: nothing is shared
 
 bool available(c10::Device) { return false; }
-int export_copy(const at::Tensor&) { throw std::runtime_error("this build cannot share device memory"); }
-void release_exports() {}
-at::Tensor import_copy(int, uint64_t, c10::Device) { throw std::runtime_error("this build cannot share device memory"); }
+struct Exports::Slot {};
+Exports::Exports(uint64_t limit_bytes) : limit_bytes_(limit_bytes) {}
+Exports::~Exports() = default;
+uint64_t Exports::place(const at::Tensor&) { throw std::runtime_error("this build cannot share device memory"); }
+Exports::Changes Exports::finish() { return {}; }
+void Exports::sent(const Changes&) {}
+void Exports::reuse() {}
+struct Imports::Slot {};
+Imports::Imports() = default;
+Imports::~Imports() = default;
+void Imports::adopt(uint64_t, int, uint64_t, c10::Device) { throw std::runtime_error("this build cannot share device memory"); }
+void Imports::retire(uint64_t slot) { throw std::runtime_error("slot " + std::to_string(slot) + " retired but never announced"); }
+at::Tensor Imports::copy_out(uint64_t slot, uint64_t) const { throw std::runtime_error("slot " + std::to_string(slot) + " was never announced"); }
+void Imports::clear() {}
 
 #endif
 

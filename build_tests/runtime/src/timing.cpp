@@ -48,6 +48,8 @@ double interquartile_mean(std::vector<double> values, double* standard_deviation
 
 double Samples::median_seconds() const { return quantile(values_, 0.5); }
 
+double Samples::quantile_seconds(double q) const { return quantile(values_, std::clamp(q, 0.0, 1.0)); }
+
 double Samples::mean_seconds() const {
   double sum = 0;
   for (double value : values_) sum += value;

@@ -83,28 +83,39 @@ void write_message(int fd, const Message& message) {
   if (!message.payload.empty()) write_all(fd, message.payload.data(), message.payload.size());
 }
 
-std::optional<Message> read_message(int fd, int64_t timeout_ms) {
+std::optional<Message> MessageReader::read(int64_t timeout_ms) {
   std::optional<Clock::time_point> deadline;
   if (timeout_ms >= 0) deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   Message message;
-  // The header, a byte at a time up to its newline: the payload that follows stays unread.
-  for (;;) {
-    char c = 0;
-    if (read_some(fd, &c, 1, deadline) == 0) {
-      if (message.header.empty()) return std::nullopt;
+  // The header, up to its newline; bytes read past it stay in unread_ for what follows.
+  for (size_t searched = 0;;) {
+    const size_t newline = unread_.find('\n', searched);
+    if (newline != std::string::npos) {
+      if (newline > kMaxHeaderBytes) throw ProtocolError("a message header over the limit");
+      message.header = unread_.substr(0, newline);
+      unread_.erase(0, newline + 1);
+      break;
+    }
+    if (unread_.size() > kMaxHeaderBytes) throw ProtocolError("a message header over the limit");
+    searched = unread_.size();
+    char chunk[1 << 16];
+    const size_t got = read_some(fd_, chunk, sizeof chunk, deadline);
+    if (got == 0) {
+      if (unread_.empty()) return std::nullopt;
       throw ProtocolError("the worker's pipe closed in the middle of a message");
     }
-    if (c == '\n') break;
-    message.header += c;
-    if (message.header.size() > kMaxHeaderBytes) throw ProtocolError("a message header over the limit");
+    unread_.append(chunk, got);
   }
   const uint64_t size = payload_size(message.header);
-  // Grown as bytes arrive, never reserved up front: a size is only a claim.
-  size_t done = 0;
+  // What was read already, then the rest; grown as bytes arrive, never reserved up front: a
+  // size is only a claim.
+  size_t done = static_cast<size_t>(std::min<uint64_t>(size, unread_.size()));
+  message.payload.assign(unread_.begin(), unread_.begin() + static_cast<std::ptrdiff_t>(done));
+  unread_.erase(0, done);
   while (done < size) {
     const size_t chunk = static_cast<size_t>(std::min<uint64_t>(size - done, uint64_t{1} << 24));
     message.payload.resize(done + chunk);
-    const size_t got = read_some(fd, message.payload.data() + done, chunk, deadline);
+    const size_t got = read_some(fd_, message.payload.data() + done, chunk, deadline);
     if (got == 0) throw ProtocolError("the worker's pipe closed in the middle of a message");
     done += got;
   }
@@ -136,7 +147,7 @@ uint64_t get_u64(const std::vector<char>& in, size_t at) {
 
 }  // namespace
 
-std::vector<char> save_values(const std::vector<c10::IValue>& values, std::vector<int>* shared) {
+std::vector<char> save_values(const std::vector<c10::IValue>& values, device_share::Exports* exports) {
   std::vector<at::Tensor> table;
   const std::vector<char> structure = torch::jit::pickle(c10::ivalue::Tuple::create(values), &table);
   json storages = json::array(), tensors = json::array();
@@ -152,14 +163,13 @@ std::vector<char> save_values(const std::vector<c10::IValue>& values, std::vecto
     auto [it, added] = index_of.emplace(storage.unsafeGetStorageImpl(), kept.size());
     if (added) {
       json entry = {{"bytes", storage.nbytes()}, {"device", storage.device().str()}};
-      // A large CUDA storage goes as a descriptor of a device copy when the reader can take one
+      // A large CUDA storage goes as a device copy in a shared slot when the reader can take one
       // (device_share.h); its bytes are then not in the payload.
       bool shared_here = false;
-      if (shared != nullptr && storage.nbytes() >= device_share::kMinimumSharedBytes &&
-          shared->size() < device_share::kMaxDescriptors && device_share::available(storage.device())) {
+      if (exports != nullptr && storage.nbytes() >= device_share::kMinimumSharedBytes &&
+          device_share::available(storage.device())) {
         try {
-          shared->push_back(device_share::export_copy(storage_bytes(storage).contiguous()));
-          entry["shared"] = shared->size() - 1;
+          entry["shared"] = exports->place(storage_bytes(storage).contiguous());
           shared_here = true;
         } catch (const std::exception&) {
           // The driver refused: the bytes go in the payload.
@@ -192,7 +202,7 @@ std::vector<char> save_values(const std::vector<c10::IValue>& values, std::vecto
   return out;
 }
 
-std::vector<c10::IValue> load_values(const std::vector<char>& payload, const std::vector<int>& shared) {
+std::vector<c10::IValue> load_values(const std::vector<char>& payload, const device_share::Imports* imports) {
   // Read as hostile input: every length, index, dtype, device and extent is checked before use.
   const uint64_t table_bytes = get_u64(payload, 0), structure_bytes = get_u64(payload, 8), storage_count = get_u64(payload, 16);
   if (table_bytes > payload.size() || structure_bytes > payload.size() || 24 + table_bytes + structure_bytes > payload.size()) {
@@ -205,7 +215,6 @@ std::vector<c10::IValue> load_values(const std::vector<char>& payload, const std
     throw ProtocolError("a payload whose table is not storages and tensors");
   }
   std::vector<c10::Storage> storages;
-  std::set<uint64_t> used_descriptors;
   size_t at_byte = aligned(24 + table_bytes + structure_bytes);
   try {
     for (const json& entry : table["storages"]) {
@@ -213,17 +222,17 @@ std::vector<c10::IValue> load_values(const std::vector<char>& payload, const std
       const c10::Device device(entry.at("device").get<std::string>());
       if (!device.is_cpu() && !device.is_cuda()) throw ProtocolError("a storage on a device that is not the CPU or CUDA");
       if (entry.contains("shared")) {
-        // A device copy handed over as a descriptor: copied here into a tensor of this
-        // process's, each descriptor once.
-        const uint64_t index = entry.at("shared").get<uint64_t>();
-        if (!device.is_cuda() || index >= shared.size() || !used_descriptors.insert(index).second) {
-          throw ProtocolError("a shared storage whose descriptor is not among those sent");
-        }
+        // A device copy in one of the worker's slots: copied here into a tensor of this
+        // process's.
+        const uint64_t slot = entry.at("shared").get<uint64_t>();
+        if (!device.is_cuda() || imports == nullptr) throw ProtocolError("a shared storage where none can be");
         if (bytes > kMaxPayloadBytes) throw ProtocolError("a shared storage over the limit");
         try {
-          storages.push_back(device_share::import_copy(shared[index], bytes, device).storage());
+          at::Tensor copy = imports->copy_out(slot, bytes);
+          if (copy.device() != device) throw std::runtime_error("a slot on another device than its storage's");
+          storages.push_back(copy.storage());
         } catch (const std::runtime_error& error) {
-          throw ProtocolError(std::string("a shared storage that does not map: ") + error.what());
+          throw ProtocolError(std::string("a shared storage that cannot be copied out: ") + error.what());
         }
         continue;
       }

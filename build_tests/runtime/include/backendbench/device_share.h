@@ -3,11 +3,12 @@
 // A check's outputs must reach the supervisor, which compares them; through the host (the
 // worker's copy to the host, the pipe, the supervisor's copy back to the device) the 914-case
 // TorchBench timing subset took 5x longer to check on an H100 than in one process. Here the worker
-// copies a CUDA storage's bytes into an allocation of CUDA's virtual memory management made to be
-// exported as a POSIX file descriptor (cuMemCreate, cuMemExportToShareableHandle) and sends the
-// descriptor over a Unix socket (SCM_RIGHTS); the supervisor imports it, maps it read-only, copies
-// the bytes into a tensor of its own on the device and unmaps it. Everything it checks is that
-// copy: what the worker does to its allocation afterwards changes nothing. (CUDA's older IPC
+// copies a CUDA storage's bytes into a slot: an allocation of CUDA's virtual memory management made
+// to be exported as a POSIX file descriptor (cuMemCreate, cuMemExportToShareableHandle), whose
+// descriptor goes over a Unix socket (SCM_RIGHTS) the first time the slot is used; the supervisor
+// imports and maps it read-only once, and copies each answer's bytes out into a tensor of its own
+// on the device. Everything it checks is that copy: what the worker does to its slot afterwards
+// changes nothing. (CUDA's older IPC
 // handles do not cross PID namespaces, and bubblewrap gives every worker its own; descriptors do.)
 //
 // The driver's functions are looked up in libcuda at run time: a build without CUDA, or a
@@ -19,6 +20,8 @@
 #include <c10/core/Device.h>
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <vector>
 
 namespace backendbench::device_share {
@@ -31,18 +34,68 @@ inline constexpr size_t kMaxDescriptors = 250;
 // Whether this process can export and import memory of `device` as descriptors.
 bool available(c10::Device device);
 
-// Worker side: a new exportable allocation holding a copy of `bytes` (a contiguous CUDA uint8
-// tensor), and its descriptor. The allocation lives until release_exports(). Throws
-// std::runtime_error when the driver refuses.
-int export_copy(const at::Tensor& bytes);
-// Frees every allocation export_copy made (and closes their descriptors): call it once the
-// supervisor has answered, i.e. copied them.
-void release_exports();
+// Worker side: the shared buffers ("slots") a worker copies its answers' large storages into.
+// Each slot is an exportable allocation, exported and sent once; later answers reuse it, so an
+// answer costs a copy, not the driver's create, map, export, import and unmap (those took about
+// 2 ms a call on an H100, a third of the check's cost). A slot is free again once the supervisor
+// asks the next question (it has copied the last answer out by then).
+class Exports {
+ public:
+  // What an answer brings besides its storages: slots the supervisor has not seen (with their
+  // sizes and descriptors, sent in this order) and slots retired to stay under the size limit.
+  struct Changes {
+    std::vector<uint64_t> new_slots, new_sizes, retired;
+    std::vector<int> descriptors;
+    bool empty() const { return new_slots.empty() && retired.empty(); }
+  };
+  explicit Exports(uint64_t limit_bytes = kDefaultLimitBytes);
+  Exports(const Exports&) = delete;
+  Exports& operator=(const Exports&) = delete;
+  ~Exports();
+  // A free slot (or a new one) now holding a copy of `bytes` (a contiguous CUDA uint8 tensor);
+  // its id. Throws std::runtime_error when the driver refuses.
+  uint64_t place(const at::Tensor& bytes);
+  // Once an answer's storages are placed: waits for the copies, returns what to announce.
+  Changes finish();
+  // The announced slots reached the supervisor (until then they are announced again).
+  void sent(const Changes& changes);
+  // The supervisor asks again: it has copied the last answer out, every slot is free.
+  void reuse();
 
-// Supervisor side: the first `bytes` bytes of the allocation `descriptor` exports, copied into a
-// new uint8 tensor on `device`. Throws std::runtime_error when the descriptor is not an exported
-// allocation of that device or is smaller than `bytes`. Does not close `descriptor`.
-at::Tensor import_copy(int descriptor, uint64_t bytes, c10::Device device);
+  static constexpr uint64_t kDefaultLimitBytes = uint64_t{4} << 30;
+
+ private:
+  struct Slot;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<uint64_t> retired_;
+  uint64_t next_id_ = 0, limit_bytes_;
+};
+
+// Supervisor side: a worker's slots, each imported and mapped read-only once. What is copied out
+// is a new tensor of this process's: whatever the worker writes to its slot later changes nothing.
+class Imports {
+ public:
+  Imports();
+  Imports(const Imports&) = delete;
+  Imports& operator=(const Imports&) = delete;
+  ~Imports();
+  // Maps the `bytes`-long allocation `descriptor` exports as slot `slot`. Throws
+  // std::runtime_error when the id is taken, the count is over kMaxSlots, or the descriptor is not
+  // an exported allocation of `device` of at least `bytes`. Does not close `descriptor`.
+  void adopt(uint64_t slot, int descriptor, uint64_t bytes, c10::Device device);
+  // Unmaps slot `slot`; throws std::runtime_error when there is none.
+  void retire(uint64_t slot);
+  // The first `bytes` of slot `slot`, copied into a new uint8 tensor on its device; throws
+  // std::runtime_error when there is no such slot or it is shorter.
+  at::Tensor copy_out(uint64_t slot, uint64_t bytes) const;
+  void clear();
+
+  static constexpr size_t kMaxSlots = 1024;
+
+ private:
+  struct Slot;
+  std::map<uint64_t, std::unique_ptr<Slot>> slots_;
+};
 
 // Descriptors over a Unix datagram socket: all of them in one datagram.
 void send_descriptors(int socket, const std::vector<int>& descriptors);

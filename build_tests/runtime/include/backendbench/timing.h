@@ -24,6 +24,7 @@ class Samples {
   void add(double seconds) { values_.push_back(seconds); }
   int count() const { return static_cast<int>(values_.size()); }
   double median_seconds() const;
+  double quantile_seconds(double q) const;  // q in [0, 1], interpolated
   double mean_seconds() const;
   double interquartile_mean_seconds() const;  // mean of the middle half: robust, and smooth where timers are coarse
   double iqr_percent() const;  // interquartile range as a percentage of the median

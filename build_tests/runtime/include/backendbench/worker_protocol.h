@@ -8,9 +8,11 @@
 //   call        inputs → the outputs, the inputs after the call, what the call's process saw
 //   time        the case's value sets → timing figures and flags measured in the worker
 //
-// A GPU worker also has a Unix datagram socket (descriptor 3) to its supervisor: a response whose
-// header says `shared_descriptors: n` brought n descriptors of device copies in one datagram
-// there, sent before the message (device_share.h), instead of those storages' bytes.
+// A GPU worker also has a Unix datagram socket (descriptor 3) to its supervisor, and copies large
+// CUDA storages into shared slots instead of the payload (device_share.h). A response whose header
+// says `shared_descriptors: n` brought n descriptors in one datagram there, sent before the
+// message: the slots `new_slots` names ([id, bytes] each, in that order). `retired_slots` lists
+// slots the worker gave up.
 //
 // Inputs and value sets travel as values, or, where the supervisor made them from a case
 // (`inputs`, `value_sets`: its argument text, seed, draw and salt), as that recipe alone: the
@@ -27,6 +29,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "backendbench/device_share.h"
 
 namespace backendbench::worker {
 
@@ -51,22 +55,34 @@ struct Message {
 
 // Writes `message` whole to `fd`; throws ProtocolError when the pipe breaks.
 void write_message(int fd, const Message& message);
-// Reads one message from `fd`, waiting at most `timeout_ms` in all (< 0: no limit); nullopt when
-// the pipe is closed before a message starts. Throws ProtocolError on a malformed or
-// over-long message, and TimeoutError when the time runs out.
 class TimeoutError : public ProtocolError {
  public:
   using ProtocolError::ProtocolError;
 };
-std::optional<Message> read_message(int fd, int64_t timeout_ms);
+// The reading end of one pipe. It reads in chunks and keeps what it read past a message's header
+// for the next message (the header's newline is its only end: read a byte at a time, a header
+// cost a poll and a read per byte, about 1 ms a message).
+class MessageReader {
+ public:
+  explicit MessageReader(int fd) : fd_(fd) {}
+  // Reads one message, waiting at most `timeout_ms` in all (< 0: no limit); nullopt when the pipe
+  // is closed before a message starts. Throws ProtocolError on a malformed or over-long message,
+  // and TimeoutError when the time runs out.
+  std::optional<Message> read(int64_t timeout_ms);
+
+ private:
+  int fd_;
+  std::string unread_;
+};
 
 // Values to and from a payload: a tuple of IValues (storages shared between tensors stay shared;
 // strides and offsets are kept; CUDA storages are copied to the host on the way out and restored
 // to their device on the way in). load_values checks every length, index, dtype and extent.
-// With `shared`, save_values may instead hand a large CUDA storage over as the descriptor of a
-// device copy (device_share.h), appended to `shared` and named by its index in the table; such
-// descriptors travel beside the message (the socket a GPU worker has) and load_values takes them.
-std::vector<char> save_values(const std::vector<c10::IValue>& values, std::vector<int>* shared = nullptr);
-std::vector<c10::IValue> load_values(const std::vector<char>& payload, const std::vector<int>& shared = {});
+// With `exports`, save_values may instead copy a large CUDA storage into one of the worker's
+// shared slots (device_share.h), named by its id in the table; load_values copies it out of the
+// supervisor's `imports`, where the slot's descriptor, sent beside an earlier or this message
+// (the socket a GPU worker has), was mapped.
+std::vector<char> save_values(const std::vector<c10::IValue>& values, device_share::Exports* exports = nullptr);
+std::vector<c10::IValue> load_values(const std::vector<char>& payload, const device_share::Imports* imports = nullptr);
 
 }  // namespace backendbench::worker
