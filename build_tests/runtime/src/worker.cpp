@@ -464,7 +464,9 @@ class WorkerBackend : public Backend {
     if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
     ObservedCall observed;
     try {
-      const std::vector<c10::IValue> values = worker::load_values(payload, &WorkerPool::instance().gpu_imports());
+      // Only the GPU worker's answers may name slots, and only its own.
+      const std::vector<c10::IValue> values =
+          worker::load_values(payload, device.is_cuda() ? &WorkerPool::instance().gpu_imports() : nullptr);
       if (values.size() != 2 || !values[0].isTuple() || !values[1].isTuple()) {
         throw worker::ProtocolError("a call's payload is not (inputs, outputs)");
       }
