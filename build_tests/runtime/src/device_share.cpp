@@ -250,6 +250,11 @@ uint64_t Exports::place(const at::Tensor& bytes) {
     }
   }
   if (chosen == nullptr) {
+    // One message carries at most kMaxDescriptors: past that, the storage goes in the payload.
+    if (std::count_if(slots_.begin(), slots_.end(), [](const auto& slot) { return !slot->announced; }) >=
+        static_cast<std::ptrdiff_t>(kMaxDescriptors)) {
+      throw std::runtime_error("too many new slots for one message");
+    }
     // A new one, a power of two so that later storages of about this size fit it; free slots
     // go first (largest first) while the total would pass the limit.
     size_t size = rounded_size(needed, device);

@@ -702,6 +702,14 @@ json answer_list() {
   return answer;
 }
 
+// Starts CUDA on `device` now rather than on the first case; a failure is left for that case.
+void start_cuda_on(c10::Device device) {
+  try {
+    (void)at::zeros({1}, at::TensorOptions().device(device)).sum().item<float>();
+  } catch (const std::exception&) {
+  }
+}
+
 // The reference as this process times it, for the bound on a worker's figure. A bound of 2x needs
 // a median within a few per cent, not the 0.3 % of a timing. On CUDA, where events time the device
 // alone and every sample starts after the same cache flush, it is the median of 8 samples (one
@@ -872,12 +880,7 @@ void start_kernel_workers(const std::string& manifest, const Settings& settings)
   // CUDA (0.2 s of an entry's 2 on an H100) instead of on its first case.
   std::thread cuda_start;
   if (pool.questions_on_gpu()) {
-    cuda_start = std::thread([device = reference_device(settings)] {
-      try {
-        (void)at::zeros({1}, at::TensorOptions().device(device)).sum().item<float>();
-      } catch (const std::exception&) {
-      }
-    });
+    cuda_start = std::thread([device = reference_device(settings)] { start_cuda_on(device); });
   }
   json answer;
   try {
@@ -984,12 +987,7 @@ int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error, in
     if (fatal) return 3;
     // A GPU worker starts CUDA once its supervisor has the listing, while the supervisor prepares
     // its first case, instead of on that case's call.
-    if (start_cuda) {
-      try {
-        (void)at::zeros({1}, at::TensorOptions().device(c10::DeviceType::CUDA)).sum().item<float>();
-      } catch (const std::exception&) {
-      }
-    }
+    if (start_cuda) start_cuda_on(c10::Device(c10::DeviceType::CUDA, 0));
   }
 }
 

@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cstring>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
 
 #include "backendbench/device_share.h"
