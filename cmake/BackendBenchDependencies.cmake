@@ -42,3 +42,24 @@ function(backendbench_find_plotly variable)
   endif()
   set(${variable} "${found}" CACHE FILEPATH "plotly.min.js, embedded into each run's report.html" FORCE)
 endfunction()
+
+# backendbench_use_ccache(): the project's own C++ sources compile through ccache when it is
+# found (BACKENDBENCH_CCACHE), so each build folder `backendbench run` or pip makes reuses the
+# runtime's and the generator's objects another folder compiled. Kernel code never goes through
+# it (backendbench_add_kernels sets its own launcher): a kernel's compile must not read or write
+# a cache that the project's own objects come from. Depend mode: ccache reads the compiler's own
+# dependency file instead of running the preprocessor first (which added about a quarter to each
+# compile that misses, ATen's headers preprocessed twice); a precompiled header is cached only
+# with the sloppiness below (ccache's manual, "Precompiled headers").
+macro(backendbench_use_ccache)
+  if(BACKENDBENCH_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+    find_program(BACKENDBENCH_CCACHE_PROGRAM ccache DOC "ccache, the compiler launcher of the project's own sources")
+    if(BACKENDBENCH_CCACHE_PROGRAM)
+      set(CMAKE_CXX_COMPILER_LAUNCHER "${CMAKE_COMMAND}" -E env CCACHE_SLOPPINESS=pch_defines,time_macros CCACHE_DEPEND=1
+                                      "${BACKENDBENCH_CCACHE_PROGRAM}")
+    else()
+      message(STATUS "backendbench: ccache not found; every build folder compiles the runtime anew "
+                     "(apt install ccache, or scripts/install-deps.sh)")
+    endif()
+  endif()
+endmacro()

@@ -51,7 +51,6 @@ file(GLOB _backendbench_templates CONFIGURE_DEPENDS "${_backendbench_templates_d
 list(FILTER _backendbench_templates EXCLUDE REGEX "/llm_[^/]*$")
 # Front-end sources compiled into each executable with its own definitions (its kernel manifest).
 set(_backendbench_kernel_manifest_source "${CMAKE_CURRENT_LIST_DIR}/../build_tests/frontends/kernel_manifest.cpp")
-set(_backendbench_bench_main_source "${CMAKE_CURRENT_LIST_DIR}/../build_tests/frontends/bench/bench_main.cpp")
 set(_backendbench_backend_library_source "${CMAKE_CURRENT_LIST_DIR}/../build_tests/frontends/backend/backend_library.cpp")
 set(_backendbench_localize_script "${CMAKE_CURRENT_LIST_DIR}/LocalizeKernelObject.cmake")
 
@@ -191,6 +190,10 @@ function(backendbench_add_kernels)
       list(APPEND launcher --)
       set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher}" CUDA_COMPILER_LAUNCHER "${launcher}")
       add_dependencies(${target} backendbench_build_sandbox)
+    else()
+      # Not the project's ccache either (backendbench_use_ccache): kernel code must not write a
+      # cache the project's own objects come from.
+      set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "" CUDA_COMPILER_LAUNCHER "")
     endif()
     list(APPEND libraries ${target})
     # The same object with its own symbols local, for the one library (backendbench_add_backend).
@@ -302,8 +305,11 @@ function(backendbench_add_candidate_slots)
       if(language STREQUAL "cpp")
         target_precompile_headers(${target} REUSE_FROM backendbench_kernel_precompiled_header)
       endif()
+      # No launcher: the loop runs these commands in its sandbox itself, and never through the
+      # project's ccache (backendbench_use_ccache).
       set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden
-                                                 VISIBILITY_INLINES_HIDDEN ON LIBRARY_OUTPUT_DIRECTORY "${folder}")
+                                                 VISIBILITY_INLINES_HIDDEN ON LIBRARY_OUTPUT_DIRECTORY "${folder}"
+                                                 CXX_COMPILER_LAUNCHER "" CUDA_COMPILER_LAUNCHER "")
       list(APPEND targets ${target})
     endforeach()
   endforeach()
@@ -421,9 +427,9 @@ function(backendbench_add_bench)
   get_property(case_libraries GLOBAL PROPERTY BACKENDBENCH_SUITE_CASES_${ARG_KERNELS})
   get_property(kernel_manifest GLOBAL PROPERTY BACKENDBENCH_KERNELS_${ARG_KERNELS}_MANIFEST)
   _backendbench_kernel_set_target("backendbench_add_bench(${ARG_NAME})" "${ARG_KERNELS}" kernels_target)
-  add_executable(${ARG_NAME} "${_backendbench_bench_main_source}" "${_backendbench_kernel_manifest_source}")
+  add_executable(${ARG_NAME} "${_backendbench_kernel_manifest_source}")
   target_compile_definitions(${ARG_NAME} PRIVATE BACKENDBENCH_KERNEL_MANIFEST="${kernel_manifest}")
-  target_link_libraries(${ARG_NAME} PRIVATE ${case_libraries} backendbench::runtime benchmark::benchmark)
+  target_link_libraries(${ARG_NAME} PRIVATE ${case_libraries} backendbench::bench_frontend)
   add_dependencies(${ARG_NAME} ${kernels_target} backendbench_worker)
   set_target_properties(${ARG_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")
 endfunction()

@@ -9,6 +9,7 @@
 #   plotly        pip: plotly.min.js, embedded into each run's report.html (works offline)
 #   chromium      Debian's chromium: the report's test opens it headless
 #   bubblewrap    the sandbox kernel workers run in (worker.h, sandbox.h)
+#   ccache        compiles the project's own sources once for every build folder (BACKENDBENCH_CCACHE)
 #   CMake, Ninja, g++: build tools
 #   with --fuzz also clang and libclang-rt-14-dev: libFuzzer and the sanitizers (scripts/fuzz.sh)
 # BACKENDBENCH_NO_INSTALL=1 only checks (machines without package access).
@@ -30,6 +31,7 @@ need nlohmann-json3-dev test -e /usr/include/nlohmann/json.hpp
 need libcurl4-openssl-dev compgen -G '/usr/include/*/curl/curl.h'
 need chromium command -v chromium
 need bubblewrap command -v bwrap
+need ccache command -v ccache
 if [[ ${1:-} == --fuzz ]]; then
   need clang command -v clang++
   need libclang-rt-14-dev compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "backendbench/build_paths.h"
 #include "backendbench/kernel_binding.h"
 #include "backendbench/python_bridge.h"
 #include "backendbench/tensor_values.h"
@@ -87,20 +88,18 @@ class PythonKernelBackend : public Backend {
 
 // The bridge, loaded on the first Python line of a manifest; its path is fixed at build time.
 PythonKernelsFunction python_bridge() {
-#ifdef BACKENDBENCH_PYTHON_BRIDGE
-  static PythonKernelsFunction function = [] {
-    void* library = dlopen(BACKENDBENCH_PYTHON_BRIDGE, RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) {
-      throw std::runtime_error(std::string("cannot load the Python bridge ") + BACKENDBENCH_PYTHON_BRIDGE + ": " + dlerror());
-    }
+  const char* path = build_paths::python_bridge();
+  if (path == nullptr) {
+    throw std::runtime_error("this build has no Python bridge (no embeddable Python was found when it was configured)");
+  }
+  static PythonKernelsFunction function = [path] {
+    void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) throw std::runtime_error(std::string("cannot load the Python bridge ") + path + ": " + dlerror());
     auto found = reinterpret_cast<PythonKernelsFunction>(dlsym(library, kPythonKernelsSymbol));
-    if (found == nullptr) throw std::runtime_error(std::string(BACKENDBENCH_PYTHON_BRIDGE) + " does not export " + kPythonKernelsSymbol);
+    if (found == nullptr) throw std::runtime_error(std::string(path) + " does not export " + kPythonKernelsSymbol);
     return found;
   }();
   return function;
-#else
-  throw std::runtime_error("this build has no Python bridge (no embeddable Python was found when it was configured)");
-#endif
 }
 
 bool starts_with(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }

@@ -541,11 +541,6 @@ void print_generation(const nlohmann::json& generation) {
 
 }  // namespace
 
-Installation installation() {
-  return {BACKENDBENCH_SOURCE_DIR, BACKENDBENCH_BINARY_DIR, std::string(BACKENDBENCH_SOURCE_DIR) + "/templates",
-          BACKENDBENCH_PLOTLY_JS};
-}
-
 RunContext run_context(const Installation& installation) {
   RunContext context;
   context.source_directory = installation.source_directory;
