@@ -35,6 +35,7 @@ Verdict verdict_for(const OperatorSpec& op, const CaseSpec& spec, const Backend&
   verdict.backend = backend.name();
   verdict.kernel_file = backend.source();
   verdict.device = backend.device(settings).str();
+  verdict.gpu = settings.gpu;
   verdict.frontend = frontend;
   verdict.salt = settings.salt;
   return verdict;

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "backendbench/backend.h"
+#include "backendbench/gpu_slot.h"
 #include "backendbench/verdict.h"
 #include "backendbench/worker.h"
 
@@ -22,6 +23,8 @@ std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, con
   Settings settings;
   try {
     settings = parse_settings(frontend, argc, argv);
+    // Before anything starts CUDA: the GPU CTest gave this entry, if it gave one.
+    if (const std::optional<GpuSlot> slot = bind_ctest_gpu_slot()) settings.gpu = slot->id;
     if (!settings.job_argument.empty()) settings.jobs = jobs_from_argument(settings.job_argument);
     // Kernel code runs only in kernel workers (worker.h), never in this process; jobs that name
     // only the backends this process has from the start (aten, the calibration backends) need

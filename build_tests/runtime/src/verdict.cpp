@@ -60,6 +60,7 @@ std::string verdict_json(const Verdict& verdict) {
     checks.push_back({{"check", check.check}, {"passed", check.passed}, {"message", check.message}});
   }
   document["checks"] = checks;
+  if (!verdict.gpu.empty()) document["gpu"] = verdict.gpu;  // only where CTest gave the entry a GPU
   if (verdict.timing) {
     const TimingFigures& t = *verdict.timing;
     document["timing"] = {{"reference_us", t.reference_us}, {"kernel_us", t.kernel_us},
@@ -99,6 +100,7 @@ Verdict verdict_from_json(const std::string& line) {
   verdict.backend = json.value("backend", "");
   verdict.kernel_file = json.value("kernel_file", "");
   verdict.device = json.value("device", "");
+  verdict.gpu = json.value("gpu", "");
   verdict.frontend = json.value("frontend", "");
   const std::string status = json.value("status", "");
   verdict.status = status == "passed"    ? Verdict::Status::kPassed

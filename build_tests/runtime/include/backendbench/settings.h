@@ -63,6 +63,8 @@ struct Settings {
   // Kernel workers (worker.h) run in a bubblewrap sandbox (sandbox.h); false only when the
   // user asks (BACKENDBENCH_SANDBOX=none): kernels still run in workers, unsandboxed.
   bool sandbox = true;
+  // The GPU CTest's resource allocation bound this process to (gpu_slot.h); "": none.
+  std::string gpu;
   // What to run (language/job.h): --backendbench_job's value (a job's JSON, or a JSON Lines file
   // of jobs), read by start_run into `jobs`; none: every case of every backend.
   std::string job_argument;
