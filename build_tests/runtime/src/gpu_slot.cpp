@@ -29,10 +29,10 @@ bool is_index(const std::string& text) {
 std::optional<GpuSlot> ctest_gpu_slot(const std::function<const char*(const char*)>& variable) {
   const char* count_text = variable("CTEST_RESOURCE_GROUP_COUNT");
   if (count_text == nullptr) return std::nullopt;
-  const std::string count = count_text;
-  if (!is_index(count)) throw bad("CTEST_RESOURCE_GROUP_COUNT", count, "a number of resource groups");
+  if (!is_index(count_text)) throw bad("CTEST_RESOURCE_GROUP_COUNT", count_text, "a number of resource groups");
+  const int groups = std::stoi(count_text);
   std::optional<GpuSlot> slot;
-  for (int group = 0; group < std::stoi(count); ++group) {
+  for (int group = 0; group < groups; ++group) {
     const std::string prefix = "CTEST_RESOURCE_GROUP_" + std::to_string(group);
     const char* types = variable(prefix.c_str());
     if (types == nullptr) throw bad(prefix, "", "the group's resource types (CTest sets it with the count)");
