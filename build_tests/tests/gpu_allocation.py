@@ -19,6 +19,7 @@ import time
 parser = argparse.ArgumentParser()
 parser.add_argument("--build", required=True)
 parser.add_argument("--work", required=True)
+parser.add_argument("--ctest", default="ctest")
 args = parser.parse_args()
 failures = []
 
@@ -33,7 +34,7 @@ def cmake_argument(text):
     return "[=[" + text + "]=]"
 
 
-shown = json.loads(subprocess.run(["ctest", "--test-dir", args.build, "--show-only=json-v1", "-L", "^(smoke|edge)$"],
+shown = json.loads(subprocess.run([args.ctest, "--test-dir", args.build, "--show-only=json-v1", "-L", "^(smoke|edge)$"],
                                   check=True, capture_output=True, text=True).stdout)
 entries = shown["tests"]
 check(len(entries) >= 4, f"smoke and edge entries found ({len(entries)})")
@@ -101,7 +102,7 @@ with_spec = os.path.join(args.work, "with_spec")
 write_entries(with_spec, entries)
 sampler = threading.Thread(target=sample)
 sampler.start()
-done = subprocess.run(["ctest", "--test-dir", with_spec, "--resource-spec-file", spec, "-j", "4"], capture_output=True, text=True)
+done = subprocess.run([args.ctest, "--test-dir", with_spec, "--resource-spec-file", spec, "-j", "4"], capture_output=True, text=True)
 stop.set()
 sampler.join()
 check(done.returncode == 0, f"the entries pass with the spec (ctest status {done.returncode}):\n{done.stdout[-2000:]}")
@@ -114,7 +115,7 @@ check(running_most and max(running_most.values()) == 1 and set(running_most) == 
 
 without_spec = os.path.join(args.work, "without_spec")
 write_entries(without_spec, entries[:4])
-done = subprocess.run(["ctest", "--test-dir", without_spec, "-j", "2"], capture_output=True, text=True)
+done = subprocess.run([args.ctest, "--test-dir", without_spec, "-j", "2"], capture_output=True, text=True)
 check(done.returncode == 0, f"the entries pass without a spec (ctest status {done.returncode})")
 check(all("gpu" not in v for v in verdicts_of(without_spec)), "without a spec no verdict names a GPU")
 
