@@ -88,6 +88,14 @@ def sample():
                 continue
             if not os.path.basename(executable).startswith("backendbench_test_"):
                 continue
+            # An entry's process, not one it forked (between fork and exec a child has the same
+            # executable and environment).
+            try:
+                parent = [line.split()[1] for line in open(f"/proc/{pid}/status") if line.startswith("PPid:")][0]
+                if os.path.basename(os.readlink(f"/proc/{parent}/exe")).startswith("backendbench_test_"):
+                    continue
+            except (OSError, IndexError):
+                continue
             for variable in environ:
                 if variable.startswith(b"CTEST_RESOURCE_GROUP_0_GPUS="):
                     gpu = variable.split(b"=", 1)[1].decode()
