@@ -380,7 +380,7 @@ function(backendbench_add_suite)
             --templates "${_backendbench_templates_dir}" --kernels "${kernels_dir}" ${skip_cuda} ${op_library_options}
             --shards "${ARG_SHARDS}" --test-executable "${CMAKE_BINARY_DIR}/${executable}"
             --results-dir "${BACKENDBENCH_RESULTS_DIR}" --timeout "${BACKENDBENCH_TEST_TIMEOUT}"
-            --case-timeout "${ARG_CASE_TIMEOUT}" --cmake-command "${CMAKE_COMMAND}"
+            --case-timeout "${ARG_CASE_TIMEOUT}" --cases-per-entry "${BACKENDBENCH_CASES_PER_ENTRY}" --cmake-command "${CMAKE_COMMAND}"
             --expect-script "${_backendbench_expect_script}" ${options}
     COMMAND "${CMAKE_COMMAND}" -E touch "${out}/generate.stamp"
     DEPENDS backendbench::generator ${_backendbench_templates} ${trace_files} ${kernel_folders}

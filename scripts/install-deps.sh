@@ -10,6 +10,8 @@
 #   chromium      Debian's chromium: the report's test opens it headless
 #   bubblewrap    the sandbox kernel workers run in (worker.h, sandbox.h)
 #   ccache        compiles the project's own sources once for every build folder (BACKENDBENCH_CCACHE)
+#   slurm-wlm, munge  Slurm and its authentication: the test of `backendbench run --slurm` starts a
+#                 one-node cluster (build_tests/tests/one_node_slurm.py); sbatch is what --slurm calls
 #   CMake, Ninja, g++: build tools
 #   with --fuzz also clang and libclang-rt-14-dev: libFuzzer and the sanitizers (scripts/fuzz.sh)
 # BACKENDBENCH_NO_INSTALL=1 only checks (machines without package access).
@@ -32,6 +34,8 @@ need libcurl4-openssl-dev compgen -G '/usr/include/*/curl/curl.h'
 need chromium command -v chromium
 need bubblewrap command -v bwrap
 need ccache command -v ccache
+need slurm-wlm test -x /usr/sbin/slurmctld
+need munge test -x /usr/sbin/munged
 if [[ ${1:-} == --fuzz ]]; then
   need clang command -v clang++
   need libclang-rt-14-dev compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'

@@ -7,6 +7,15 @@
                   its own; the results folder read as BackendBench's users read it
   report          the report in headless Chromium: loads without errors, the four plots render
                   (a screenshot in the test's output folder); `report` writes it again
+  gpus            the same run on two fake GPUs (CUDA_VISIBLE_DEVICES=0,1, as Slurm sets it) with
+                  2 entries per GPU and operators split into parts of 2 cases: the run writes CTest's
+                  resource spec; /proc, sampled meanwhile, never shows more entries on a GPU than
+                  its slots, or a timing entry beside another; the verdicts name their GPU, and
+                  equal the single run's, every case exactly once, one row per operator
+  slurm           the run on smoke and edge as 2 Slurm array tasks of a one-node Slurm this step
+                  starts (one_node_slurm.py: 2 fake GPUs, one per task): the merged results equal
+                  the single run's, every case exactly once, each task's cases on its own GPU;
+                  every daemon is stopped after
   workflow        ops lists the suite; new scaffolds a kernel that fails clearly until written;
                   compare; an operator the suite lacks
 """
@@ -18,9 +27,11 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
+import time
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--step", required=True, choices=["bad_arguments", "run", "report", "workflow"])
+parser.add_argument("--step", required=True, choices=["bad_arguments", "run", "report", "workflow", "gpus", "slurm"])
 parser.add_argument("--cli", required=True)
 parser.add_argument("--work", required=True)
 parser.add_argument("--source", required=True)
@@ -118,6 +129,148 @@ def run():
     check("| Correctness Score | 1.00 |" in summary, "OVERALL_SUMMARY.md's correctness score")
     junit = open(os.path.join(results, "junit.xml")).read()
     check("smoke/relu.default/impl1" in junit and "edge/add.Tensor/aten" in junit, "junit.xml names the CTest entries")
+
+
+def entry_processes(root):
+    """(executable name, GPU allocation) of each running CTest entry below process `root`: a test
+    executable or ./bench whose parent is not one (a child between fork and exec has the same
+    executable). Only `root`'s descendants: another test's leftovers are not this run's."""
+    parents, names = {}, {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            names[pid] = os.path.basename(os.readlink(f"/proc/{pid}/exe"))
+            parents[pid] = [line.split()[1] for line in open(f"/proc/{pid}/status") if line.startswith("PPid:")][0]
+        except (OSError, IndexError):
+            continue
+
+    def below_root(pid):
+        for _ in range(64):
+            if pid == str(root):
+                return True
+            pid = parents.get(pid)
+            if pid is None:
+                return False
+        return False
+
+    found = []
+    for pid, name in names.items():
+        if not (name.startswith("backendbench_test_") or name == "bench") or names.get(parents[pid]) == name:
+            continue
+        if not below_root(pid):
+            continue
+        try:
+            environ = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        gpu = [v.split(b"=", 1)[1].decode().split(",")[0] for v in environ if v.startswith(b"CTEST_RESOURCE_GROUP_0_GPUS=")]
+        found.append((name, gpu[0] if gpu else None))
+    return found
+
+
+def equals_single_run(verdicts):
+    """The verdicts of a run spread out (GPUs, parts, Slurm tasks) against the single run's (step run):
+    every case exactly once, the same correctness verdicts, a timing verdict for every timed case.
+    Timing's statuses are not compared: on the CPU, under another's load, it may disagree with itself."""
+    def key(v):
+        return (v["suite"], v["operator"], v["backend"], v["case"], v.get("frontend"))
+
+    keys = [key(v) for v in verdicts]
+    check(len(keys) == len(set(keys)), "every case exactly once")
+    single = [json.loads(line) for line in open(os.path.join(results, "verdicts.jsonl"))]
+    correctness = {key(v): v["status"] for v in verdicts if v.get("frontend") != "bench"}
+    expected = {key(v): v["status"] for v in single if v.get("frontend") != "bench"}
+    check(correctness == expected, f"the correctness verdicts equal the single run's ({len(correctness)} against {len(expected)}; "
+          f"differing: {sorted(set(correctness.items()) ^ set(expected.items()))[:4]})")
+    check({key(v) for v in verdicts if v.get("frontend") == "bench"} == {key(v) for v in single if v.get("frontend") == "bench"},
+          "every timed case has its timing verdict")
+    check(all(v["status"] != "failed" or v.get("frontend") == "bench" for v in verdicts), "no correctness failure")
+
+
+def gpus():
+    gpu_results = os.path.join(args.work, "gpu_results")
+    shutil.rmtree(gpu_results, ignore_errors=True)
+    seen = {"most": {}, "timing_shared": [], "unallocated": 0}
+    stop = threading.Event()
+
+    def sample(root):
+        while not stop.is_set():
+            per_gpu = {}
+            for name, gpu in entry_processes(root):
+                if gpu is None:
+                    seen["unallocated"] += 1
+                    continue
+                per_gpu.setdefault(gpu, []).append(name)
+            for gpu, names in per_gpu.items():
+                seen["most"][gpu] = max(seen["most"].get(gpu, 0), len(names))
+                if "bench" in names and len(names) > 1:
+                    seen["timing_shared"].append((gpu, names))
+            time.sleep(0.01)
+
+    environment = dict(os.environ, CUDA_VISIBLE_DEVICES="0,1")
+    command = [args.cli, "run", "--suite", "smoke,edge", "--backend", "aten,directory", "--ops", "relu,add", "--build", tree,
+               "--out", gpu_results, "-j", "4", "--salt", "0x5eed", "--gpu-slots", "2", "--cases-per-entry", "2"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
+    sampler = threading.Thread(target=sample, args=(process.pid,))
+    sampler.start()
+    stdout, stderr = process.communicate()
+    stop.set()
+    sampler.join()
+    print("$ CUDA_VISIBLE_DEVICES=0,1 " + " ".join(command[1:]) + f"  (exit {process.returncode})", stdout[-6000:],
+          stderr[-3000:], sep="\n")
+    check(process.returncode in (0, 1), f"the run on two fake GPUs finished (exit {process.returncode})")
+    check("GPUs: 2, 2 correctness entries at once on each; timing takes one alone" in stdout, "the run says what it hands out")
+    check(set(seen["most"]) == {"id:0", "id:1"} and max(seen["most"].values()) <= 2,
+          f"no GPU ran more entries at once than its 2 slots, and both were used ({seen['most']})")
+    check(not seen["timing_shared"], f"no timing entry shared its GPU ({seen['timing_shared'][:3]})")
+    check(seen["unallocated"] == 0, f"every entry had a GPU ({seen['unallocated']} samples without)")
+    if failures:
+        return
+    verdicts = [json.loads(line) for line in open(os.path.join(gpu_results, "verdicts.jsonl"))]
+    ran = [v for v in verdicts if v["status"] != "skipped"]
+    check(ran and all(v.get("gpu") in ("0", "1") for v in ran), "every verdict names the GPU its entry ran on")
+    check({v.get("gpu") for v in ran} == {"0", "1"}, "both GPUs ran cases")
+    junit = open(os.path.join(gpu_results, "junit.xml")).read()
+    check(re.search(r"edge/add\.Tensor/aten/part2of\d+", junit) is not None, "the entries were split into parts")
+
+    equals_single_run(verdicts)
+    rows = [(r[0], r[-1]) for r in csv.reader(open(os.path.join(gpu_results, "operator_summary.csv")))][1:]
+    single_rows = [(r[0], r[-1]) for r in csv.reader(open(os.path.join(results, "operator_summary.csv")))][1:]
+    check(sorted(rows) == sorted(single_rows) and len(rows) == len(set(rows)),
+          f"one row per operator and backend, as in the single run ({rows})")
+
+
+def slurm():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from one_node_slurm import OneNodeSlurm
+    slurm_results = os.path.join(args.work, "slurm_results")
+    shutil.rmtree(slurm_results, ignore_errors=True)
+    with OneNodeSlurm(os.path.join(args.work, "slurm"), gpus=2) as cluster:
+        command = [args.cli, "run", "--suite", "smoke,edge", "--backend", "aten,directory", "--ops", "relu,add", "--build", tree,
+                   "--out", slurm_results, "-j", "2", "--salt", "0x5eed", "--slurm", "--slurm-tasks", "2", "--slurm-gpus", "1",
+                   "--cases-per-entry", "3"]
+        done = subprocess.run(command, capture_output=True, text=True, env=cluster.environment())
+        print("$ " + " ".join(command[1:]) + f"  (exit {done.returncode})", done.stdout[-6000:], done.stderr[-3000:], sep="\n")
+        if not os.path.isfile(os.path.join(slurm_results, "verdicts.jsonl")):
+            print(cluster.logs())
+    check(done.returncode in (0, 1), f"the Slurm run finished (exit {done.returncode})")
+    check("Slurm: 2 array tasks of 1 GPUs each" in done.stdout, "the run says how it submits")
+    if failures:
+        return
+    log = open(os.path.join(slurm_results, "logs", "ctest.log")).read()
+    check("Submitted batch job" in log and "==== Slurm array task 1 ====" in log, "the tasks' logs are in logs/ctest.log")
+    verdicts = [json.loads(line) for line in open(os.path.join(slurm_results, "verdicts.jsonl"))]
+
+    equals_single_run(verdicts)
+    ran = [v for v in verdicts if v["status"] != "skipped"]
+    check(ran and {v.get("gpu") for v in ran} == {"0", "1"}, f"each task ran on its own GPU ({ {v.get('gpu') for v in ran} })")
+    junit = open(os.path.join(slurm_results, "junit.xml")).read()
+    check(junit.count("<testsuite ") == 2 and "smoke/relu.default/impl1" in junit, "junit.xml holds both tasks' entries")
+    check(json.load(open(os.path.join(slurm_results, "run.json"))).get("slurm") == {"tasks": 2, "gpus_per_task": 1},
+          "run.json says how it ran")
+    leftover = subprocess.run(["pgrep", "-f", os.path.join(args.work, "slurm")], capture_output=True, text=True).stdout.split()
+    check(not leftover, f"no daemon left running ({leftover})")
 
 
 def report():
@@ -267,6 +420,6 @@ def workflow():
     check(not os.path.exists(out), "nothing written for it")
 
 
-{"bad_arguments": bad_arguments, "run": run, "report": report, "workflow": workflow}[args.step]()
+{"bad_arguments": bad_arguments, "run": run, "report": report, "workflow": workflow, "gpus": gpus, "slurm": slurm}[args.step]()
 print(f"{len(failures)} failed checks" if failures else "all checks passed")
 sys.exit(1 if failures else 0)

@@ -82,6 +82,7 @@ TEST(RunArguments, DefaultsAreSmokeOnAtenTimedIntoATimestampedFolder) {
   EXPECT_TRUE(request.kernels_directory.empty());
   EXPECT_EQ(request.timed_suites, (std::set<std::string>{"smoke"}));
   EXPECT_EQ(request.jobs, 2);
+  EXPECT_EQ(request.gpu_slots, kDefaultGpuSlots);
   EXPECT_EQ(request.out, std::string(here) + "/backendbench_output_20261124_120000");
   EXPECT_FALSE(request.salt_given);
 }
@@ -296,6 +297,49 @@ TEST(RunArguments, BadThresholdJobsAndSalt) {
             "--p: error: 'fast' is not a speedup threshold; expected a number of at least 0, e.g. 1.5");
   EXPECT_EQ(error_of(with([](RunArguments& a) { a.jobs = "0"; }), scratch),
             "-j: error: '0' is not a number of jobs; expected a whole number of at least 1");
+  EXPECT_EQ(error_of(with([](RunArguments& a) { a.gpu_slots = "all"; }), scratch),
+            "--gpu-slots: error: 'all' is not a number of entries per GPU; expected a whole number from 1 to 1024");
+  Scratch given;
+  EXPECT_EQ(check_run_arguments(with([](RunArguments& a) { a.gpu_slots = "6"; }), context_in(given), known).gpu_slots, 6);
+  EXPECT_EQ(error_of(with([](RunArguments& a) { a.cases_per_entry = "-1"; }), scratch),
+            "--cases-per-entry: error: '-1' is not a number of cases; expected a whole number, 0 for one entry per operator");
+}
+
+TEST(RunArguments, SlurmOptions) {
+  Scratch scratch;
+  const auto slurm = [](std::function<void(RunArguments&)> more) {
+    return with([more](RunArguments& a) {
+      a.slurm = true;
+      more(a);
+    });
+  };
+  RunContext context = context_in(scratch);
+  context.on_path = [](const std::string& program) { return program == "sbatch"; };
+  const RunRequest request = check_run_arguments(slurm([](RunArguments& a) {
+                                                   a.slurm_tasks = "8";
+                                                   a.slurm_args = "--partition=gpu  --time=1:00:00";
+                                                 }),
+                                                 context, known);
+  ASSERT_TRUE(request.slurm);
+  EXPECT_EQ(request.slurm->tasks, 8);
+  EXPECT_EQ(request.slurm->gpus_per_task, 0);  // a CPU run asks for no GPU
+  EXPECT_EQ(request.slurm->sbatch_arguments, (std::vector<std::string>{"--partition=gpu", "--time=1:00:00"}));
+  // --device cuda on a machine without a GPU: the GPUs are the nodes'; one a task by default.
+  const RunRequest cuda = check_run_arguments(slurm([](RunArguments& a) { a.device = "cuda"; }), context, known);
+  EXPECT_EQ(cuda.slurm->gpus_per_task, 1);
+  EXPECT_EQ(error_of(slurm([](RunArguments& a) { a.slurm_tasks = "0"; }), scratch),
+            "--slurm-tasks: error: '0' is not a number of array tasks; expected a whole number from 1 to 100000");
+  EXPECT_EQ(error_of(with([](RunArguments& a) { a.slurm_gpus = "2"; }), scratch),
+            "--slurm-gpus: error: a Slurm option without --slurm; expected --slurm with it");
+  RunContext without = context_in(scratch);
+  without.on_path = [](const std::string&) { return false; };
+  try {
+    check_run_arguments(slurm([](RunArguments&) {}), without, known);
+    ADD_FAILURE() << "no error without sbatch";
+  } catch (const CliError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "--slurm: error: sbatch is not on PATH; expected Slurm's client commands (Debian's slurm-client) on this machine");
+  }
   EXPECT_NE(error_of(with([](RunArguments& a) { a.salt = "0xZZ"; }), scratch).find("--salt: error: '0xZZ' is not a salt"),
             std::string::npos);
 }

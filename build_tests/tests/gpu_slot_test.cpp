@@ -65,5 +65,24 @@ TEST(GpuSlot, AMalformedCountIsAnError) {
   EXPECT_EQ(error_of({{"CTEST_RESOURCE_GROUP_COUNT", "x"}}).rfind("CTEST_RESOURCE_GROUP_COUNT: error: 'x'", 0), 0u);
 }
 
+TEST(GpusToAllocate, CudasCountOrTheSchedulersList) {
+  const auto lookup = [](const char* visible) {
+    return [visible](const char* name) -> const char* {
+      return std::string(name) == "CUDA_VISIBLE_DEVICES" ? visible : nullptr;
+    };
+  };
+  EXPECT_EQ(gpus_to_allocate(lookup(nullptr), 4), 4);
+  EXPECT_EQ(gpus_to_allocate(lookup("2,3"), 2), 2);
+  EXPECT_EQ(gpus_to_allocate(lookup("0,1"), 0), 2);  // Slurm's GPUs on a machine without CUDA
+  EXPECT_EQ(gpus_to_allocate(lookup(""), 0), 0);
+  EXPECT_EQ(gpus_to_allocate(lookup(nullptr), 0), 0);
+}
+
+TEST(CtestResourceSpec, EveryGpuWithItsSlots) {
+  EXPECT_EQ(ctest_resource_spec(2, 3),
+            "{\"version\": {\"major\": 1, \"minor\": 0},\n \"local\": [{\"gpus\": [{\"id\": \"0\", \"slots\": 3}, "
+            "{\"id\": \"1\", \"slots\": 3}]}]}\n");
+}
+
 }  // namespace
 }  // namespace backendbench

@@ -66,6 +66,18 @@ TEST(ResolveJobs, TheNamedCasesInTheirOrderAndTheJobsSalt) {
   EXPECT_EQ(run_job_case(resolved, 0).salt, 11u);
 }
 
+TEST(ResolveJobs, APartRunsItsShareOfTheCases) {
+  Job job = relu_job("aten");
+  job.part = 2;
+  job.parts = 2;
+  const ResolvedJob second = resolve_jobs({job}, cpu_settings(), false).at(0);
+  ASSERT_EQ(second.cases.size(), 1u);
+  EXPECT_EQ(second.cases[0], &kReluCases[1]);
+  EXPECT_TRUE(run_job_case(second, 0).passed());
+  job.part = 1;
+  EXPECT_EQ(resolve_jobs({job}, cpu_settings(), false).at(0).case_names, std::vector<std::string>{"f32_4"});
+}
+
 TEST(ResolveJobs, ABackendTheWorkersDidNotListFailsEveryCase) {
   const ResolvedJob resolved = resolve_jobs({relu_job("impl9")}, cpu_settings(), false).at(0);
   EXPECT_EQ(resolved.backend, nullptr);

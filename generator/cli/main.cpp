@@ -102,6 +102,7 @@ struct GenerateOptions {
   std::string results_dir;
   int timeout = 300;
   int case_timeout = 0;
+  int cases_per_entry = 0;
   std::string cmake_command = "cmake";
   std::string expect_script;
 };
@@ -173,6 +174,7 @@ int run_suite(const GenerateOptions& options) {
   output_options.results_directory = options.results_dir;
   output_options.timeout_seconds = options.timeout;
   output_options.case_timeout_seconds = options.case_timeout;
+  output_options.cases_per_entry = options.cases_per_entry;
   output_options.cmake_command = options.cmake_command;
   output_options.expect_script = options.expect_script;
   emit::OutputWriter writer(options.output);
@@ -254,6 +256,9 @@ int main(int argc, char** argv) {
   suite->add_option("--results-dir", options.results_dir, "where tests write gtest XML")->required();
   suite->add_option("--timeout", options.timeout, "CTest timeout per entry, seconds");
   suite->add_option("--case-timeout", options.case_timeout, "timeout per case inside the test executable, seconds (0: none)");
+  suite->add_option("--cases-per-entry", options.cases_per_entry,
+                    "split an operator with more cases into CTest entries of at most this many (0: never)")
+      ->check(CLI::NonNegativeNumber);
   suite->add_option("--cmake-command", options.cmake_command, "cmake, for entries of kernels that must fail");
   suite->add_option("--expect-script", options.expect_script, "cmake/ExpectCommand.cmake, for entries of kernels that must fail");
 

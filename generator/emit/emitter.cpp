@@ -207,31 +207,43 @@ void Emitter::emit_suite(const model::Suite& suite, const SuiteOutputOptions& op
                               (kernel.derived_from ? ";derived" : ""),
                           kernel.expected_failure});
     }
+    // An operator with more cases than options.cases_per_entry is several entries, one per part
+    // of its cases (job.h), so that no single operator bounds a parallel run's wall time.
+    const int parts = job_parts(op.cases.size(), options.cases_per_entry);
     for (const EntryBackend& backend : backends) {
-      // The test executable's arguments; each placeholder below is one whole CMake argument.
-      const std::vector<std::string> test_arguments = {
-          "--backendbench_job=" + job_json(Job{suite.name, op.name.display(), backend.name}),
-          "--gtest_output=xml:" + options.results_directory + "/" +
-              naming::result_file(suite.name, op.name, backend.name, ".xml"),
-          "--backendbench_verdicts=" + options.results_directory + "/" +
-              naming::result_file(suite.name, op.name, backend.name, ".verdicts.jsonl"),
-          "--case-timeout=" + std::to_string(options.case_timeout_seconds)};
-      const std::string labels = suite.name + ";" + op.name.display() + ";" + backend.labels;
-      TemplateEnvironment entry = {{"name", cmake_argument(model::ctest_name(suite.name, op.name, backend.name))},
-                                   {"timeout", std::to_string(options.timeout_seconds)}};
-      if (backend.expected_failure.empty()) {
-        std::vector<std::string> arguments = {cmake_argument(options.test_executable)};
-        for (const std::string& argument : test_arguments) arguments.push_back(cmake_argument(argument));
-        entry["command"] = join(arguments, " ");
-        entry["labels"] = cmake_argument(labels);
-        tests.push_back(render("ctest_entry.cmake.in", entry));
-      } else {
-        entry["cmake_command"] = cmake_argument(options.cmake_command);
-        entry["command"] = cmake_argument("-DCOMMAND=" + options.test_executable + ";" + join(test_arguments, ";"));
-        entry["expected_output"] = cmake_argument("-DEXPECT_OUTPUT=" + backend.expected_failure);
-        entry["expect_script"] = cmake_argument(options.expect_script);
-        entry["labels"] = cmake_argument(labels + ";expect-failure");
-        tests.push_back(render("ctest_expect_failure_entry.cmake.in", entry));
+      for (int part = 1; part <= parts; ++part) {
+        Job job{suite.name, op.name.display(), backend.name};
+        if (parts > 1) job.part = part, job.parts = parts;
+        // The test executable's arguments; each placeholder below is one whole CMake argument.
+        const std::vector<std::string> test_arguments = {
+            "--backendbench_job=" + job_json(job),
+            "--gtest_output=xml:" + options.results_directory + "/" +
+                naming::result_file(suite.name, op.name, backend.name, ".xml", job.part, job.parts),
+            "--backendbench_verdicts=" + options.results_directory + "/" +
+                naming::result_file(suite.name, op.name, backend.name, ".verdicts.jsonl", job.part, job.parts),
+            "--case-timeout=" + std::to_string(options.case_timeout_seconds)};
+        const std::string labels = suite.name + ";" + op.name.display() + ";" + backend.labels;
+        // COST: CTest starts the entries with the most cases first (until it has measured them).
+        size_t cases = 0;
+        for (size_t position = 0; position < op.cases.size(); ++position) cases += job.in_part(position);
+        TemplateEnvironment entry = {
+            {"name", cmake_argument(model::ctest_name(suite.name, op.name, backend.name, job.part, job.parts))},
+            {"timeout", std::to_string(options.timeout_seconds)},
+            {"cost", std::to_string(cases)}};
+        if (backend.expected_failure.empty()) {
+          std::vector<std::string> arguments = {cmake_argument(options.test_executable)};
+          for (const std::string& argument : test_arguments) arguments.push_back(cmake_argument(argument));
+          entry["command"] = join(arguments, " ");
+          entry["labels"] = cmake_argument(labels);
+          tests.push_back(render("ctest_entry.cmake.in", entry));
+        } else {
+          entry["cmake_command"] = cmake_argument(options.cmake_command);
+          entry["command"] = cmake_argument("-DCOMMAND=" + options.test_executable + ";" + join(test_arguments, ";"));
+          entry["expected_output"] = cmake_argument("-DEXPECT_OUTPUT=" + backend.expected_failure);
+          entry["expect_script"] = cmake_argument(options.expect_script);
+          entry["labels"] = cmake_argument(labels + ";expect-failure");
+          tests.push_back(render("ctest_expect_failure_entry.cmake.in", entry));
+        }
       }
     }
   }

@@ -20,6 +20,7 @@ struct SuiteOutputOptions {
   std::string results_directory;  // gtest XML and verdicts (JSON Lines) per CTest entry go here
   int timeout_seconds = 300;
   int case_timeout_seconds = 0;  // per case, inside the test executable (0: none)
+  int cases_per_entry = 0;       // an operator with more cases is several entries (job_parts); 0: one
   // A kernel with an expect-failure line becomes an entry that passes when the kernel fails
   // with that message: `cmake -P <expect_script>` runs the test and checks its output.
   std::string cmake_command = "cmake";

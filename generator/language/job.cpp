@@ -1,6 +1,8 @@
 // Jobs as JSON, and the one rule for a case without a verdict; see job.h.
 #include "language/job.h"
 
+#include "language/naming.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cctype>
@@ -19,7 +21,8 @@ constexpr const char* kExpectedLine =
 
 const std::set<std::string>& known_fields() {
   static const std::set<std::string> fields = {"schema", "version", "suite",        "operator", "backend", "mode",
-                                               "cases",  "salt",    "case_timeout", "draws",    "device"};
+                                               "cases",  "salt",    "case_timeout", "draws",    "device",
+                                               "part",   "parts"};
   return fields;
 }
 
@@ -47,7 +50,7 @@ Job job_from_line(const std::string& line, const std::string& where, int number)
   for (const auto& [key, value] : document.items()) {
     if (!known_fields().count(key)) {
       fail(where, number, line, key, "unknown field \"" + key + "\"",
-           "only schema, version, suite, operator, backend, mode, cases, salt, draws, case_timeout and device");
+           "only schema, version, suite, operator, backend, mode, cases, salt, draws, case_timeout, device, part and parts");
     }
   }
   if (document.value("schema", nlohmann::json()) != "backendbench-job") {
@@ -117,6 +120,18 @@ Job job_from_line(const std::string& line, const std::string& where, int number)
     }
     if (!valid) fail(where, number, line, "device", "bad device", "\"cpu\", \"cuda\" or \"cuda:<index>\"");
   }
+  if (document.contains("part") || document.contains("parts")) {
+    const nlohmann::json& part = document.value("part", nlohmann::json());
+    const nlohmann::json& parts = document.value("parts", nlohmann::json());
+    const bool valid = part.is_number_integer() && parts.is_number_integer() && parts.get<int64_t>() >= 1 &&
+                       parts.get<int64_t>() <= 1000000 && part.get<int64_t>() >= 1 && part.get<int64_t>() <= parts.get<int64_t>();
+    if (!valid) {
+      fail(where, number, line, document.contains("part") ? "part" : "parts", "bad part",
+           "\"part\" and \"parts\" together, whole numbers with 1 <= part <= parts");
+    }
+    job.part = part.get<int>();
+    job.parts = parts.get<int>();
+  }
   return job;
 }
 
@@ -125,10 +140,22 @@ Job job_from_line(const std::string& line, const std::string& where, int number)
 Job Job::only(const std::string& case_name) const {
   Job one = *this;
   one.cases = {case_name};
+  one.part = one.parts = 0;  // the case is named; a part of one case would select by position
   return one;
 }
 
-std::string Job::name() const { return suite + "/" + op + "/" + backend; }
+std::string Job::name() const {
+  return suite + "/" + op + "/" + backend + (parts ? "/" + naming::part_name(part, parts) : "");
+}
+
+bool Job::in_part(size_t position) const {
+  return parts <= 1 || position % static_cast<size_t>(parts) == static_cast<size_t>(part - 1);
+}
+
+int job_parts(size_t case_count, int cases_per_part) {
+  if (cases_per_part <= 0 || case_count == 0) return 1;
+  return static_cast<int>((case_count + cases_per_part - 1) / cases_per_part);
+}
 
 std::string job_json(const Job& job) {
   // Ordered as documented: schema and version first, then what the job runs.
@@ -140,6 +167,10 @@ std::string job_json(const Job& job) {
   if (job.draws) document["draws"] = *job.draws;
   if (job.case_timeout_seconds) document["case_timeout"] = *job.case_timeout_seconds;
   if (job.device) document["device"] = *job.device;
+  if (job.parts) {
+    document["part"] = job.part;
+    document["parts"] = job.parts;
+  }
   return document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -32,12 +32,23 @@ struct Job {
   std::optional<int> draws;
   std::optional<int> case_timeout_seconds;
   std::optional<std::string> device;  // "cpu", "cuda", "cuda:1"
+  // One part of the job's cases, so that an operator with thousands of cases is several CTest
+  // entries: part `part` (1-based) of `parts` runs the cases at positions part, part + parts, ...
+  // (1-based) of the job's cases, which spreads them evenly. 0: the whole job.
+  int part = 0, parts = 0;
 
-  // The same job restricted to one case.
+  // The same job restricted to one case (whole: not a part).
   Job only(const std::string& case_name) const;
-  // "<suite>/<op>/<backend>": how messages name a job.
+  // "<suite>/<op>/<backend>", and "/part<k>of<n>" for a part: how messages name a job.
   std::string name() const;
+  // Whether the case at `position` (0-based) of the job's cases is in this job's part.
+  bool in_part(size_t position) const;
 };
+
+// How many parts a job of `case_count` cases is split into so that none holds more than
+// `cases_per_part` (0 or less: never split). The generated CTest entries and `backendbench run`
+// both split this way.
+int job_parts(size_t case_count, int cases_per_part);
 
 // A bad job: "<where>:<line>:<column>: error: <what>; expected <form>".
 using JobError = DiagnosticError;

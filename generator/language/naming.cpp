@@ -151,8 +151,13 @@ bool python_kernel_needs_cuda(const std::string& source_text) {
 
 std::string variant_name(int implementation_number) { return "impl" + std::to_string(implementation_number); }
 
-std::string ctest_name(const std::string& suite, const OperatorName& op, const std::string& backend) {
-  return suite + "/" + op.display() + "/" + backend;
+std::string part_name(int part, int parts) {
+  return parts ? "part" + std::to_string(part) + "of" + std::to_string(parts) : "";
+}
+
+std::string ctest_name(const std::string& suite, const OperatorName& op, const std::string& backend, int part,
+                       int parts) {
+  return suite + "/" + op.display() + "/" + backend + (parts ? "/" + part_name(part, parts) : "");
 }
 
 std::string benchmark_name(const std::string& suite, const OperatorName& op, const std::string& case_name,
@@ -204,8 +209,8 @@ std::string case_name(const std::string& tensor_summary, const std::string& cano
 }
 
 std::string result_file(const std::string& suite, const OperatorName& op, const std::string& backend,
-                        const std::string& extension) {
-  return suite + "/" + op.display() + "/" + backend + extension;
+                        const std::string& extension, int part, int parts) {
+  return suite + "/" + op.display() + "/" + backend + (parts ? "." + part_name(part, parts) : "") + extension;
 }
 
 }  // namespace backendbench::naming

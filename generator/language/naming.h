@@ -55,7 +55,11 @@ bool python_kernel_needs_cuda(const std::string& source_text);
 inline constexpr const char* kReferenceBackend = "aten";
 std::string variant_name(int implementation_number);
 
-std::string ctest_name(const std::string& suite, const OperatorName& op, const std::string& backend);
+// "part<k>of<n>" for part k of a job split in n (job.h); "" for a whole job (n = 0).
+std::string part_name(int part, int parts);
+// <suite>/<op>/<backend>, and /part<k>of<n> for part k of a job split in n (job.h).
+std::string ctest_name(const std::string& suite, const OperatorName& op, const std::string& backend, int part = 0,
+                       int parts = 0);
 std::string benchmark_name(const std::string& suite, const OperatorName& op,
                            const std::string& case_name, const std::string& backend);
 // benchmark_name's parts back (operator as displayed); nullopt for another form.
@@ -63,9 +67,10 @@ struct BenchmarkParts {
   std::string suite, op, case_name, backend;
 };
 std::optional<BenchmarkParts> split_benchmark_name(const std::string& name);
-// A CTest entry's result file, relative to the results folder: <suite>/<add.Tensor>/<backend><extension>.
+// A CTest entry's result file, relative to the results folder: <suite>/<add.Tensor>/<backend><extension>,
+// or <backend>.part<k>of<n><extension> for a part.
 std::string result_file(const std::string& suite, const OperatorName& op, const std::string& backend,
-                        const std::string& extension);
+                        const std::string& extension, int part = 0, int parts = 0);
 // gtest names a case <suite>/<folder>.<backend>/<case>: the test suite <suite>/<folder>, the test
 // <backend>/<case>.
 std::string gtest_suite(const std::string& suite, const OperatorName& op);

@@ -39,6 +39,8 @@ TEST(Job, RoundTripsThroughJson) {
   job.draws = 3;
   job.case_timeout_seconds = 7;
   job.device = "cuda:1";
+  job.part = 2;
+  job.parts = 3;
   const std::vector<Job> parsed = parse_jobs(job_json(job) + "\n\n" + job_json(relu_job()) + "\n", "x");
   ASSERT_EQ(parsed.size(), 2u);
   EXPECT_EQ(parsed[0].suite, "smoke");
@@ -50,6 +52,9 @@ TEST(Job, RoundTripsThroughJson) {
   EXPECT_EQ(parsed[0].draws, job.draws);
   EXPECT_EQ(parsed[0].case_timeout_seconds, job.case_timeout_seconds);
   EXPECT_EQ(parsed[0].device, job.device);
+  EXPECT_EQ(parsed[0].part, 2);
+  EXPECT_EQ(parsed[0].parts, 3);
+  EXPECT_EQ(parsed[1].parts, 0);
   EXPECT_EQ(parsed[1].mode, Job::Mode::kCheck);
   EXPECT_TRUE(parsed[1].cases.empty());
   EXPECT_FALSE(parsed[1].salt);
@@ -66,6 +71,29 @@ TEST(Job, OnlyKeepsOneCaseAndTheRest) {
   EXPECT_EQ(one.name(), "smoke/relu.default/impl1");
 }
 
+TEST(Job, PartsSpreadTheCasesEvenly) {
+  Job job = relu_job();
+  job.part = 2;
+  job.parts = 3;
+  EXPECT_EQ(job.name(), "smoke/relu.default/impl1/part2of3");
+  std::vector<size_t> positions;
+  for (size_t position = 0; position < 8; ++position) {
+    if (job.in_part(position)) positions.push_back(position);
+  }
+  EXPECT_EQ(positions, (std::vector<size_t>{1, 4, 7}));
+  // A named case is whole: only() drops the part, whose positions would select another case.
+  EXPECT_EQ(job.only("x").parts, 0);
+  EXPECT_TRUE(job.only("x").in_part(0));
+}
+
+TEST(Job, PartsOfACaseCount) {
+  EXPECT_EQ(job_parts(1898, 200), 10);
+  EXPECT_EQ(job_parts(200, 200), 1);
+  EXPECT_EQ(job_parts(201, 200), 2);
+  EXPECT_EQ(job_parts(0, 200), 1);
+  EXPECT_EQ(job_parts(5000, 0), 1);
+}
+
 TEST(JobDiagnostics, NotJson) {
   EXPECT_EQ(error_of("\n{\"schema\": }"),
             "jobs.jsonl:2:12: error: not JSON; expected one backendbench-job JSON object per line (README, Jobs)");
@@ -79,7 +107,7 @@ TEST(JobDiagnostics, NotAnObject) {
 TEST(JobDiagnostics, UnknownField) {
   EXPECT_EQ(error_of(kHead + R"(, "draw": 2})"),
             "jobs.jsonl:1:112: error: unknown field \"draw\"; expected only schema, version, suite, operator, backend, "
-            "mode, cases, salt, draws, case_timeout and device");
+            "mode, cases, salt, draws, case_timeout, device, part and parts");
 }
 
 TEST(JobDiagnostics, WrongSchema) {
@@ -129,6 +157,18 @@ TEST(JobDiagnostics, BadCaseTimeout) {
 TEST(JobDiagnostics, BadDevice) {
   EXPECT_EQ(error_of(kHead + R"(, "device": "cuda:x"})"),
             "jobs.jsonl:1:112: error: bad device; expected \"cpu\", \"cuda\" or \"cuda:<index>\"");
+}
+
+TEST(JobDiagnostics, PartWithoutParts) {
+  EXPECT_EQ(error_of(kHead + R"(, "part": 1})"),
+            "jobs.jsonl:1:112: error: bad part; expected \"part\" and \"parts\" together, whole numbers with 1 <= part "
+            "<= parts");
+}
+
+TEST(JobDiagnostics, PartBeyondParts) {
+  EXPECT_EQ(error_of(kHead + R"(, "parts": 2, "part": 3})"),
+            "jobs.jsonl:1:124: error: bad part; expected \"part\" and \"parts\" together, whole numbers with 1 <= part "
+            "<= parts");
 }
 
 TEST(JobArgument, InlineJsonOrAFile) {

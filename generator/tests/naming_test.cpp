@@ -89,6 +89,9 @@ TEST(Naming, TestAndBenchmarkNames) {
   const OperatorName op{"aten", "add", "Tensor"};
   EXPECT_EQ(ctest_name("smoke", op, "aten"), "smoke/add.Tensor/aten");
   EXPECT_EQ(ctest_name("torchbench", op, "impl1"), "torchbench/add.Tensor/impl1");
+  EXPECT_EQ(ctest_name("torchbench", op, "aten", 3, 7), "torchbench/add.Tensor/aten/part3of7");
+  EXPECT_EQ(result_file("torchbench", op, "aten", ".xml"), "torchbench/add.Tensor/aten.xml");
+  EXPECT_EQ(result_file("torchbench", op, "aten", ".verdicts.jsonl", 3, 7), "torchbench/add.Tensor/aten.part3of7.verdicts.jsonl");
   EXPECT_EQ(benchmark_name("torchbench", op, "f16_2x3_0a1b2c3d", "impl1"), "torchbench/add.Tensor/f16_2x3_0a1b2c3d/impl1");
   const auto parts = split_benchmark_name(benchmark_name("torchbench", op, "f16_2x3_0a1b2c3d", "impl1"));
   ASSERT_TRUE(parts.has_value());

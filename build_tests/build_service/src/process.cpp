@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <fstream>
@@ -99,6 +100,19 @@ int run_process(const std::vector<std::string>& argv, const ProcessOptions& opti
     }
     if (poll || limited) std::this_thread::sleep_for(interval);
   }
+}
+
+std::string find_on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string folders = path == nullptr ? "" : path;
+  for (size_t start = 0; start <= folders.size();) {
+    size_t end = folders.find(':', start);
+    if (end == std::string::npos) end = folders.size();
+    const std::string folder = folders.substr(start, end - start);
+    if (!folder.empty() && access((folder + "/" + program).c_str(), X_OK) == 0) return folder + "/" + program;
+    start = end + 1;
+  }
+  return "";
 }
 
 std::string process_output(const std::vector<std::string>& argv) {

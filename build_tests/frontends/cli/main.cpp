@@ -89,6 +89,21 @@ int main(int argc, char** argv) {
                              "run.json and the console say so");
   run_command_line->add_option("--p", run.p, "perf@p threshold")->capture_default_str();
   run_command_line->add_option("-j,--jobs", run.jobs, "parallel build jobs and CTest entries (default: the cores)");
+  run_command_line->add_option("--gpu-slots", run.gpu_slots,
+                               "correctness entries at once on each GPU (default " + std::to_string(kDefaultGpuSlots) +
+                                   "); timing takes a GPU alone");
+  const char* slurm_group = "Many hosts (README: Many hosts, with Slurm)";
+  run_command_line->add_flag("--slurm", run.slurm, "run the entries as Slurm array tasks (sbatch --wait); the build folder must be "
+                                                   "on a file system every node shares, at the same path")->group(slurm_group);
+  run_command_line->add_option("--slurm-tasks", run.slurm_tasks, "array tasks, each running its share of the entries (default 4)")
+      ->group(slurm_group);
+  run_command_line->add_option("--slurm-gpus", run.slurm_gpus, "GPUs per task, --gres=gpu:<n> (default 1 with --device cuda, else 0)")
+      ->group(slurm_group);
+  run_command_line->add_option("--slurm-args", run.slurm_args, "more sbatch arguments, e.g. '--partition=gpu --time=1:00:00'")
+      ->group(slurm_group);
+  run_command_line->add_option("--cases-per-entry", run.cases_per_entry,
+                               "split an operator with more cases into entries of at most this many "
+                               "(default: the build's BACKENDBENCH_CASES_PER_ENTRY; 0: never)");
   run_command_line->add_option("--out,--log-dir", run.out, "results folder (default backendbench_output_<time>)");
   run_command_line->add_option("--build", run.build, "build folder to configure and reuse (default: this command's own)");
   run_command_line->add_option("--traces", run.traces, "TorchBench's traces folder (default: the build's, or ../shared/traces/torchbench)");
@@ -130,6 +145,14 @@ int main(int argc, char** argv) {
   ops_command_line->add_option("--traces", ops.traces, "TorchBench's traces folder");
   ops_command_line->add_option("--build", ops.build, "build folder (default: this command's own)");
 
+  int gpu_slots = kDefaultGpuSlots;
+  std::string gpus_out;
+  auto* gpus_command_line = app.add_subcommand(
+      "gpus", "write CTest's resource spec for this machine's GPUs (ctest --resource-spec-file), as run does");
+  gpus_command_line->add_option("--slots", gpu_slots, "correctness entries at once on each GPU")
+      ->capture_default_str()->check(CLI::Range(1, 1024));
+  gpus_command_line->add_option("--out", gpus_out, "file to write (default: standard output)");
+
   std::string report_directory;
   auto* report_command_line = app.add_subcommand("report", "print a results folder's scores and write its report.html again");
   report_command_line->add_option("folder", report_directory, "a results folder of backendbench run")->required();
@@ -168,6 +191,7 @@ int main(int argc, char** argv) {
     }
     if (*new_command_line) return new_command(new_op, new_cuda, new_kernels);
     if (*ops_command_line) return ops_command(ops);
+    if (*gpus_command_line) return gpus_command(gpu_slots, gpus_out);
     if (*report_command_line) return report_command(report_directory);
     if (*compare_command_line) return compare_command(before, after, threshold, fail_on_regression);
   } catch (const backendbench::DiagnosticError& error) {

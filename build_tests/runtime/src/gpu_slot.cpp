@@ -78,4 +78,19 @@ std::optional<GpuSlot> bind_ctest_gpu_slot() {
   return slot;
 }
 
+int gpus_to_allocate(const std::function<const char*(const char*)>& variable, int cuda_devices) {
+  if (cuda_devices > 0) return cuda_devices;
+  const char* visible = variable("CUDA_VISIBLE_DEVICES");
+  if (visible == nullptr || *visible == '\0') return 0;
+  return static_cast<int>(split(visible, ',').size());
+}
+
+std::string ctest_resource_spec(int gpus, int slots) {
+  std::string text = "{\"version\": {\"major\": 1, \"minor\": 0},\n \"local\": [{\"gpus\": [";
+  for (int gpu = 0; gpu < gpus; ++gpu) {
+    text += std::string(gpu ? ", " : "") + "{\"id\": \"" + std::to_string(gpu) + "\", \"slots\": " + std::to_string(slots) + "}";
+  }
+  return text + "]}]}\n";
+}
+
 }  // namespace backendbench

@@ -76,6 +76,13 @@ std::vector<ResolvedJob> resolve_jobs(const std::vector<Job>& jobs, const Settin
     } else {
       r.case_names = {"(every case)"};
     }
+    if (job.parts > 1 && (!job.cases.empty() || r.op != nullptr)) {
+      std::vector<std::string> in_part;
+      for (size_t position = 0; position < r.case_names.size(); ++position) {
+        if (job.in_part(position)) in_part.push_back(std::move(r.case_names[position]));
+      }
+      r.case_names = std::move(in_part);
+    }
     // By name through a map: an operator may have thousands of cases (convolution_backward: 1,898).
     std::unordered_map<std::string_view, const CaseSpec*> by_name;
     for (size_t c = 0; r.op != nullptr && c < r.op->case_count; ++c) {

@@ -24,7 +24,7 @@ std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, con
   try {
     settings = parse_settings(frontend, argc, argv);
     // Before anything starts CUDA: the GPU CTest gave this entry, if it gave one.
-    if (const std::optional<GpuSlot> slot = bind_ctest_gpu_slot()) settings.gpu = slot->id;
+    if (const std::optional<GpuSlot> slot = bind_ctest_gpu_slot()) settings.gpu = slot->visible;
     if (!settings.job_argument.empty()) settings.jobs = jobs_from_argument(settings.job_argument);
     // Kernel code runs only in kernel workers (worker.h), never in this process; jobs that name
     // only the backends this process has from the start (aten, the calibration backends) need

@@ -25,6 +25,9 @@ constexpr int kProcessTimedOut = 124;
 int run_process(const std::vector<std::string>& argv, const ProcessOptions& options,
                 const std::function<void()>& poll = nullptr, double poll_seconds = 0.5);
 
+// The path of an executable `program` in a folder of PATH; "" when there is none.
+std::string find_on_path(const std::string& program);
+
 // Runs `argv` and returns its standard output; "" when it cannot be started or fails.
 std::string process_output(const std::vector<std::string>& argv);
 

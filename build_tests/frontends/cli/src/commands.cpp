@@ -27,6 +27,7 @@
 #include <thread>
 
 #include "backendbench/files.h"
+#include "backendbench/gpu_slot.h"
 #include "backendbench/job_verdicts.h"
 #include "backendbench/results_folder.h"
 #include "backendbench/run_scores.h"
@@ -173,16 +174,31 @@ void build_with_progress(const BuildTree& tree, const std::vector<std::string>& 
   show(true);
 }
 
-// One CTest entry (and its benchmarks) the run selected.
+// One (suite, operator, backend) the run selected: one CTest entry, or one per part of its cases
+// (job.h) when it has more than the build's BACKENDBENCH_CASES_PER_ENTRY; their verdicts are
+// read back together, so the parts are one row everywhere.
 struct Entry {
   std::string suite, op, backend, kernel_file;
   std::vector<SuiteManifest::Case> cases;
-  std::string ctest_name, verdicts_path;
   std::string failure;  // set for a kernel that did not compile: every case fails with it, nothing runs
+  int parts = 0;        // 0: one entry
+  std::vector<std::string> ctest_names, verdicts_paths;
+
+  // Part `k` (1-based; 0 when not split) of the entry as a job.
+  int part(size_t k) const { return parts ? static_cast<int>(k) + 1 : 0; }
+  size_t part_cases(size_t k) const {
+    Job job;
+    job.part = part(k), job.parts = parts;
+    size_t count = 0;
+    for (size_t position = 0; position < cases.size(); ++position) count += job.in_part(position);
+    return count;
+  }
 };
 
 std::vector<Entry> selected_entries(const BuildTree& tree, const RunRequest& request, bool some_kernels_broken) {
   std::vector<Entry> entries;
+  const int cases_per_entry =
+      request.cases_per_entry.value_or(std::atoi(tree.cached("BACKENDBENCH_CASES_PER_ENTRY").value_or("0").c_str()));
   std::vector<std::string> operators;
   std::vector<std::string> suite_names;
   for (const SuiteChoice& suite : request.suites) {
@@ -201,8 +217,16 @@ std::vector<Entry> selected_entries(const BuildTree& tree, const RunRequest& req
                                                        backend.name) != request.op_libraries.end()
                                            : !request.kernels_directory.empty() && !backend.expect_failure;
         if (!chosen) continue;
-        entries.push_back({suite.name, op.op, backend.name, backend.file, op.cases, naming::ctest_name(suite.name, *name, backend.name),
-                           tree.results_directory() + "/" + naming::result_file(suite.name, *name, backend.name, ".verdicts.jsonl")});
+        Entry entry{suite.name, op.op, backend.name, backend.file, op.cases};
+        const int parts = job_parts(op.cases.size(), cases_per_entry);
+        entry.parts = parts > 1 ? parts : 0;
+        for (int k = 0; k < parts; ++k) {
+          entry.ctest_names.push_back(naming::ctest_name(suite.name, *name, backend.name, entry.part(k), entry.parts));
+          entry.verdicts_paths.push_back(tree.results_directory() + "/" +
+                                         naming::result_file(suite.name, *name, backend.name, ".verdicts.jsonl",
+                                                             entry.part(k), entry.parts));
+        }
+        entries.push_back(std::move(entry));
       }
     }
   }
@@ -222,11 +246,13 @@ std::vector<Entry> selected_entries(const BuildTree& tree, const RunRequest& req
   return entries;
 }
 
-// The entry as a job: its operator's cases on its backend, with the run's salt and device.
-Job job_of(const Entry& entry, Job::Mode mode, uint64_t salt, const std::string& device) {
+// The entry as a job (part `part` of it, 1-based; 0: all of it): its operator's cases on its
+// backend, with the run's salt and device.
+Job job_of(const Entry& entry, Job::Mode mode, uint64_t salt, const std::string& device, int part = 0) {
   Job job{entry.suite, entry.op, entry.backend, mode};
   job.salt = salt;
   if (!device.empty()) job.device = device;
+  if (part) job.part = part, job.parts = entry.parts;
   return job;
 }
 
@@ -258,27 +284,124 @@ std::vector<Verdict> collect(const std::vector<Entry>& entries, const std::vecto
   return verdicts;
 }
 
-// A CTest folder of the run's own (CTestTestfile.cmake): one entry per job, named and labelled as
-// the build's, running the suite's test executable on the job. `ctest --test-dir` runs it with
-// the user's CTest (-j, --output-junit), and nothing selects entries by name.
-void write_job_entries(const std::string& folder, const BuildTree& tree, const std::vector<Entry>& entries,
-                       uint64_t salt, const std::string& device) {
-  const std::string case_timeout = tree.cached("BACKENDBENCH_CASE_TIMEOUT").value_or("120");
-  const std::string timeout = tree.cached("BACKENDBENCH_TEST_TIMEOUT").value_or("1800");
+// What the run hands out: `gpus` GPUs (gpu_slot.h: gpus_to_allocate) of `slots` correctness
+// entries each. With none, the entries declare no GPU and ctest gets no resource spec.
+struct GpuPlan {
+  int gpus = 0, slots = 1;
+  std::string spec_path;  // the resource spec the run wrote; "" with no GPU
+};
+
+// One entry of a CTest folder of the run's own.
+struct FolderEntry {
+  std::string name;
+  std::vector<std::string> command;
+  std::string labels;
+  size_t cost = 0;     // CTest starts the costliest first
+  int gpu_slots = 0;   // slots of one GPU it takes (RESOURCE_GROUPS gpus:<n>); 0: none
+};
+
+// A CTest folder of the run's own (CTestTestfile.cmake), named and labelled as the build's
+// entries. `ctest --test-dir` runs it with the user's CTest (-j, --output-junit, the resource
+// spec), and nothing selects entries by name.
+void write_ctest_folder(const std::string& folder, const std::vector<FolderEntry>& entries, const std::string& timeout) {
   std::string text = "# @generated by backendbench run: one CTest entry per job of this run.\n";
-  for (const Entry& entry : entries) {
-    const std::string name = emit::cmake_argument(entry.ctest_name);
-    text += "add_test(" + name + " " + emit::cmake_argument(tree.test_executable(entry.suite)) + " " +
-            emit::cmake_argument("--backendbench_job=" + job_json(job_of(entry, Job::Mode::kCheck, salt, device))) + " " +
-            emit::cmake_argument("--backendbench_verdicts=" + entry.verdicts_path) + " " +
-            emit::cmake_argument("--case-timeout=" + case_timeout) + ")\n";
-    text += "set_tests_properties(" + name + " PROPERTIES LABELS " +
-            emit::cmake_argument(entry.suite + ";" + entry.op + ";" + entry.backend) + " TIMEOUT " + timeout +
-            " SKIP_RETURN_CODE 77)\n";
+  for (const FolderEntry& entry : entries) {
+    const std::string name = emit::cmake_argument(entry.name);
+    text += "add_test(" + name;
+    for (const std::string& argument : entry.command) text += " " + emit::cmake_argument(argument);
+    text += ")\nset_tests_properties(" + name + " PROPERTIES LABELS " + emit::cmake_argument(entry.labels) + " TIMEOUT " +
+            timeout + " COST " + std::to_string(entry.cost) + " SKIP_RETURN_CODE 77" +
+            (entry.gpu_slots ? " RESOURCE_GROUPS gpus:" + std::to_string(entry.gpu_slots) : std::string()) + ")\n";
   }
   files::remove_tree(folder);
   files::make_directories(folder);
   files::write_whole(folder + "/CTestTestfile.cmake", text);
+}
+
+std::string shell_quoted(const std::string& text) {
+  std::string quoted = "'";
+  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// How a phase's CTest folder runs: here, with ctest; or with --slurm as Slurm array tasks, task k
+// running entries k+1, k+1+tasks, ... (ctest -I) on the GPUs Slurm gave it, its resource spec
+// written by `backendbench gpus` where it runs. `sbatch --wait` returns when every task has
+// ended; the verdict files (on the shared file system) are then read as a local run's.
+// `junit`: where ctest writes JUnit ("" none); Slurm's tasks write <folder>/junit.<k>.xml.
+std::vector<std::string> phase_command(const RunRequest& request, const std::string& folder, const std::string& phase,
+                                       int jobs, const GpuPlan& gpus, const std::string& junit,
+                                       const std::vector<std::string>& ctest_arguments) {
+  if (!request.slurm) {
+    std::vector<std::string> argv = {BACKENDBENCH_CTEST_COMMAND, "--test-dir", folder, "-j", std::to_string(jobs)};
+    if (!junit.empty()) argv.insert(argv.end(), {"--output-junit", junit});
+    argv.insert(argv.end(), ctest_arguments.begin(), ctest_arguments.end());
+    if (!gpus.spec_path.empty()) argv.insert(argv.end(), {"--resource-spec-file", gpus.spec_path});
+    return argv;
+  }
+  const SlurmChoice& slurm = *request.slurm;
+  char self[4096] = {};
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  const std::string backendbench = length > 0 ? std::string(self, length) : "backendbench";
+  std::string script = "#!/bin/sh\n# @generated by backendbench run: the " + phase +
+                       " entries as Slurm array tasks (README, \"Many hosts, with Slurm\").\n";
+  script += "#SBATCH --job-name=backendbench-" + phase + "\n";
+  script += "#SBATCH --array=0-" + std::to_string(slurm.tasks - 1) + "\n";
+  script += "#SBATCH --output=" + folder + "/slurm.%a.log\n";
+  if (slurm.gpus_per_task) script += "#SBATCH --gres=gpu:" + std::to_string(slurm.gpus_per_task) + "\n";
+  script += "set -e\ntask=$SLURM_ARRAY_TASK_ID\necho \"task $task on $(hostname), CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"\n";
+  std::string ctest = shell_quoted(BACKENDBENCH_CTEST_COMMAND) + " --test-dir " + shell_quoted(folder) +
+                      " -I $((task + 1)),," + std::to_string(slurm.tasks) + " -j " + std::to_string(jobs);
+  if (!junit.empty()) ctest += " --output-junit " + shell_quoted(folder) + "/junit.$task.xml";
+  for (const std::string& argument : ctest_arguments) ctest += " " + shell_quoted(argument);
+  if (gpus.gpus) {
+    script += shell_quoted(backendbench) + " gpus --slots " + std::to_string(gpus.slots) + " --out " + shell_quoted(folder) +
+              "/gpus.$task.json\n";
+    ctest += " --resource-spec-file " + shell_quoted(folder) + "/gpus.$task.json";
+  }
+  script += "exec " + ctest + "\n";
+  const std::string path = folder + "/" + phase + ".sbatch";
+  write_whole(path, script);
+  std::vector<std::string> argv = {"sbatch", "--wait"};
+  argv.insert(argv.end(), slurm.sbatch_arguments.begin(), slurm.sbatch_arguments.end());
+  argv.push_back(path);
+  return argv;
+}
+
+// After a Slurm phase: its tasks' logs appended to the phase's log, their JUnit files joined into
+// one (<testsuites> of each task's <testsuite>) at `junit` when it is not "".
+void gather_slurm_outputs(const RunRequest& request, const std::string& folder, const std::string& log,
+                          const std::string& junit) {
+  if (!request.slurm) return;
+  std::string logs, suites;
+  for (int task = 0; task < request.slurm->tasks; ++task) {
+    const std::string task_log = folder + "/slurm." + std::to_string(task) + ".log";
+    if (exists(task_log)) logs += "\n==== Slurm array task " + std::to_string(task) + " ====\n" + read_text(task_log);
+    std::string xml = read_text(folder + "/junit." + std::to_string(task) + ".xml");
+    if (xml.rfind("<?xml", 0) == 0) xml = xml.substr(xml.find("?>") + 2);
+    suites += xml;
+  }
+  std::ofstream(log, std::ios::app) << logs;
+  if (!junit.empty()) write_whole(junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>" + suites + "\n</testsuites>\n");
+}
+
+// The correctness entries: one per part of each entry, each taking one slot of a GPU.
+std::vector<FolderEntry> correctness_entries(const BuildTree& tree, const std::vector<Entry>& entries, uint64_t salt,
+                                             const std::string& device, const GpuPlan& gpus) {
+  const std::string case_timeout = tree.cached("BACKENDBENCH_CASE_TIMEOUT").value_or("120");
+  std::vector<FolderEntry> folder;
+  for (const Entry& entry : entries) {
+    for (size_t k = 0; k < entry.ctest_names.size(); ++k) {
+      folder.push_back({entry.ctest_names[k],
+                        {tree.test_executable(entry.suite),
+                         "--backendbench_job=" + job_json(job_of(entry, Job::Mode::kCheck, salt, device, entry.part(k))),
+                         "--backendbench_verdicts=" + entry.verdicts_paths[k], "--case-timeout=" + case_timeout},
+                        entry.suite + ";" + entry.op + ";" + entry.backend,
+                        entry.part_cases(k),
+                        gpus.gpus ? 1 : 0});
+    }
+  }
+  return folder;
 }
 
 std::string fs_parent_name(const std::string& path) {
@@ -359,6 +482,21 @@ void print_scores(const std::vector<Verdict>& verdicts, const nlohmann::json& ru
     std::cout << "  [" << verdict.suite << " " << verdict.backend << (is_performance_test(verdict) ? " timing" : "") << "] "
               << message << "\n";
   }
+}
+
+// Google Benchmark's JSON outputs of the run's ./bench entries as one: the first's context, every
+// output's benchmarks in entry order (an entry that wrote none, a crashed one, adds none).
+std::string merged_benchmark_json(const std::vector<std::string>& outputs) {
+  nlohmann::json merged;
+  merged["benchmarks"] = nlohmann::json::array();
+  for (const std::string& path : outputs) {
+    if (!exists(path)) continue;
+    nlohmann::json one = nlohmann::json::parse(read_text(path), nullptr, false);
+    if (!one.is_object()) continue;
+    if (!merged.contains("context") && one.contains("context")) merged["context"] = one["context"];
+    for (nlohmann::json& benchmark : one.value("benchmarks", nlohmann::json::array())) merged["benchmarks"].push_back(benchmark);
+  }
+  return merged.dump(2) + "\n";
 }
 
 // Runs one phase (ctest or ./bench), printing progress from the verdict files it appends to.
@@ -480,7 +618,7 @@ std::vector<Entry> unbuilt_entries(const BuildTree& tree, const RunRequest& requ
     for (const SuiteChoice& suite : request.suites) {
       for (const SuiteManifest::Operator& listed : read_suite_manifest(tree.suite_manifest_path(suite.name)).operators) {
         if (listed.op != op->display()) continue;
-        Entry entry{suite.name, listed.op, naming::variant_name(*number), source, listed.cases, "", "", ""};
+        Entry entry{suite.name, listed.op, naming::variant_name(*number), source, listed.cases};
         entry.failure = source + " did not compile (" + logs + "/backendbench_kernel_" + stem + ".log): " + error;
         entries.push_back(entry);
       }
@@ -554,6 +692,7 @@ RunContext run_context(const Installation& installation) {
   context.now_stamp = now_text("%Y%m%d_%H%M%S");
   context.cuda_available = cuda_available();
   context.python_kernels = BACKENDBENCH_WITH_PYTHON_BRIDGE;
+  context.on_path = [](const std::string& program) { return !find_on_path(program).empty(); };
   return context;
 }
 
@@ -566,6 +705,22 @@ bool operator_known(const std::string& filter) {
     if (op.name == name->schema_name()) return true;  // a base name with overloads, none of them the default
   }
   return false;
+}
+
+// The GPUs this process can hand out (gpu_slot.h).
+int gpus_here() {
+  return gpus_to_allocate([](const char* name) { return std::getenv(name); },
+                          cuda_available() ? at::detail::getCUDAHooks().getNumGPUs() : 0);
+}
+
+int gpus_command(int slots, const std::string& out) {
+  const std::string spec = ctest_resource_spec(gpus_here(), slots);
+  if (out.empty() || out == "-") {
+    std::cout << spec;
+  } else {
+    files::write_whole(out, spec);
+  }
+  return 0;
 }
 
 int run_command(const RunRequest& given, const std::string& command_line) {
@@ -681,24 +836,43 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   environment.environment["BACKENDBENCH_SANDBOX"] = request.sandbox ? "bwrap" : "none";
   if (!request.sandbox) std::cout << "WARNING: --no-sandbox: untrusted kernels run in workers WITHOUT a sandbox\n";
 
-  // Correctness: one job per entry, run by CTest from a folder of the run's own.
+  // The GPUs CTest hands out, from a resource spec the run writes (README, "Every GPU of a
+  // machine"); --device cpu hands out none. With --slurm, each task hands out the GPUs Slurm gave it.
+  GpuPlan gpus;
+  gpus.slots = request.gpu_slots;
+  if (request.slurm) {
+    gpus.gpus = request.slurm->gpus_per_task;
+    std::cout << "Slurm: " << request.slurm->tasks << " array tasks of " << gpus.gpus << " GPUs each\n";
+  } else if (request.device != "cpu") {
+    gpus.gpus = gpus_here();
+    if (gpus.gpus) {
+      gpus.spec_path = logs + "/gpus.json";
+      write_whole(gpus.spec_path, ctest_resource_spec(gpus.gpus, gpus.slots));
+    }
+  }
+  if (gpus.gpus) std::cout << "GPUs: " << gpus.gpus << ", " << gpus.slots << " correctness entries at once on each; timing takes one alone\n";
+  const std::string timeout = tree.cached("BACKENDBENCH_TEST_TIMEOUT").value_or("1800");
+
+  // Correctness: one job per entry or part, run by CTest from a folder of the run's own.
   std::vector<std::string> verdict_files;
   int64_t cases = 0;
   for (const Entry& entry : entries) {
-    verdict_files.push_back(entry.verdicts_path);
-    files::remove_tree(entry.verdicts_path);  // a stale file from an earlier run must not count
+    for (const std::string& path : entry.verdicts_paths) {
+      verdict_files.push_back(path);
+      files::remove_tree(path);  // a stale file from an earlier run must not count
+    }
     cases += static_cast<int64_t>(entry.cases.size());
   }
   const std::string job_entries = logs + "/jobs";
-  write_job_entries(job_entries, tree, entries, salt, request.device);
+  write_ctest_folder(job_entries, correctness_entries(tree, entries, salt, request.device, gpus), timeout);
   ProcessOptions ctest_options = environment;
   ctest_options.log_path = logs + "/ctest.log";
   files::remove_tree(ctest_options.log_path);
-  const int ctest_status = entries.empty() ? 0 :
-      run_phase("correctness", {BACKENDBENCH_CTEST_COMMAND, "--test-dir", job_entries, "-j", std::to_string(request.jobs),
-                                "--output-junit", staging.path() + "/junit.xml", "--output-on-failure"},
-                ctest_options, verdict_files, cases);
-  if (ctest_status != 0 && ctest_status != 8) std::cerr << "ctest ended with status " << ctest_status << " (log: " << ctest_options.log_path << ")\n";
+  const std::vector<std::string> ctest_command = phase_command(request, job_entries, "correctness", request.jobs, gpus,
+                                                              staging.path() + "/junit.xml", {"--output-on-failure"});
+  const int ctest_status = entries.empty() ? 0 : run_phase("correctness", ctest_command, ctest_options, verdict_files, cases);
+  if (ctest_status != 0 && ctest_status != 8) std::cerr << ctest_command.front() << " ended with status " << ctest_status << " (log: " << ctest_options.log_path << ")\n";
+  gather_slurm_outputs(request, job_entries, ctest_options.log_path, staging.path() + "/junit.xml");
   files::remove_tree(job_entries);
   std::vector<Verdict> written;
   for (const std::string& path : verdict_files) {
@@ -707,38 +881,60 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   std::vector<Verdict> verdicts = collect(entries, written, Job::Mode::kCheck, salt, "logs/ctest.log");
   for (Verdict& verdict : collect(unbuilt, {}, Job::Mode::kCheck, salt, "")) verdicts.push_back(std::move(verdict));
 
-  // Timing: ./bench on the jobs of the timed suites, one benchmark per case.
+  // Timing: ./bench on each entry (or part) of the timed suites, one benchmark per case, run by
+  // CTest too: each takes every slot of one GPU, so no other entry shares its GPU.
   if (!request.timed_suites.empty()) {
     std::vector<Entry> timed_entries;
-    std::string jobs;
+    std::vector<FolderEntry> folder;
+    std::vector<std::string> bench_verdicts, bench_outputs;
     int64_t timed = 0;
+    const std::string bench_folder = logs + "/bench";
+    files::remove_tree(bench_folder);
+    files::make_directories(bench_folder);
     for (const Entry& entry : entries) {
       if (!request.timed_suites.count(entry.suite)) continue;
       timed_entries.push_back(entry);
-      jobs += job_json(job_of(entry, Job::Mode::kTime, salt, request.device)) + "\n";
       timed += static_cast<int64_t>(entry.cases.size());
+      for (size_t k = 0; k < entry.ctest_names.size(); ++k) {
+        const std::string stem = bench_folder + "/" + std::to_string(folder.size());
+        bench_verdicts.push_back(stem + ".verdicts.jsonl");
+        bench_outputs.push_back(stem + ".benchmark.json");
+        folder.push_back({"timing/" + entry.ctest_names[k],
+                          {tree.bench_executable(),
+                           "--backendbench_job=" + job_json(job_of(entry, Job::Mode::kTime, salt, request.device, entry.part(k))),
+                           "--benchmark_out=" + bench_outputs.back(), "--benchmark_out_format=json",
+                           "--backendbench_verdicts=" + bench_verdicts.back()},
+                          "timing;" + entry.suite + ";" + entry.op + ";" + entry.backend,
+                          entry.part_cases(k),
+                          gpus.gpus ? gpus.slots : 0});
+      }
     }
-    const std::string job_file = logs + "/bench.jobs.jsonl";
-    files::write_whole(job_file, jobs);
+    const std::string timing_entries = logs + "/timing";
+    write_ctest_folder(timing_entries, folder, timeout);
     ProcessOptions bench_options = environment;
     bench_options.log_path = logs + "/bench.log";
     files::remove_tree(bench_options.log_path);
-    const std::string bench_verdicts = staging.path() + "/logs/bench.verdicts.jsonl";
-    const int bench_status = timed_entries.empty() ? 0 :
-        run_phase("timing", {tree.bench_executable(), "--backendbench_job=" + job_file,
-                             "--benchmark_out=" + staging.path() + "/benchmark.json", "--benchmark_out_format=json",
-                             "--backendbench_verdicts=" + bench_verdicts},
-                  bench_options, {bench_verdicts}, timed);
-    if (bench_status != 0) std::cerr << "./bench ended with status " << bench_status << " (log: " << bench_options.log_path << ")\n";
-    for (Verdict& verdict : collect(timed_entries, read_if_present(bench_verdicts), Job::Mode::kTime, salt, "logs/bench.log")) {
+    // One ./bench per GPU at once; on the CPU one in all (another's load would disturb its times).
+    const bool on_cuda = request.device.empty() ? cuda_available() : request.device == "cuda";
+    const int timing_jobs = on_cuda && gpus.gpus ? std::min(request.jobs, gpus.gpus) : 1;  // per Slurm task too
+    const std::vector<std::string> bench_command = phase_command(request, timing_entries, "timing", timing_jobs, gpus, "", {"-V"});
+    const int bench_status = folder.empty() ? 0 : run_phase("timing", bench_command, bench_options, bench_verdicts, timed);
+    if (bench_status != 0 && bench_status != 8) std::cerr << bench_command.front() << " (timing) ended with status " << bench_status << " (log: " << bench_options.log_path << ")\n";
+    gather_slurm_outputs(request, timing_entries, bench_options.log_path, "");
+    std::vector<Verdict> timed_written;
+    for (const std::string& path : bench_verdicts) {
+      for (Verdict& verdict : read_if_present(path)) timed_written.push_back(std::move(verdict));
+    }
+    for (Verdict& verdict : collect(timed_entries, timed_written, Job::Mode::kTime, salt, "logs/bench.log")) {
       verdicts.push_back(std::move(verdict));
     }
     for (const Entry& entry : unbuilt) {
       if (!request.timed_suites.count(entry.suite)) continue;
       for (Verdict& verdict : collect({entry}, {}, Job::Mode::kTime, salt, "")) verdicts.push_back(std::move(verdict));
     }
-    files::remove_tree(bench_verdicts);
-    files::remove_tree(job_file);
+    if (!folder.empty()) write_whole(staging.path() + "/benchmark.json", merged_benchmark_json(bench_outputs));
+    files::remove_tree(timing_entries);
+    files::remove_tree(bench_folder);
   }
 
   // The results folder, written whole.
@@ -761,6 +957,8 @@ int run_command(const RunRequest& given, const std::string& command_line) {
                         {"sandboxed", request.sandbox},
                         {"build_directory", request.build},
                         {"versions", versions(tree)}};
+  if (request.slurm) run["slurm"] = {{"tasks", request.slurm->tasks}, {"gpus_per_task", request.slurm->gpus_per_task}};
+  if (gpus.gpus) run["gpu_slots"] = gpus.slots;
   std::string lines;
   for (const Verdict& verdict : verdicts) lines += verdict_json(verdict) + "\n";
   write_whole(staging.path() + "/verdicts.jsonl", lines);

@@ -8,6 +8,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 
 #include "backendbench/settings.h"
 #include "cli/errors.h"
@@ -305,7 +306,8 @@ RunRequest check_run_arguments(const RunArguments& arguments, const RunContext& 
   if (!arguments.device.empty() && arguments.device != "cpu" && arguments.device != "cuda") {
     throw CliError("--device", "unknown device '" + arguments.device + "'", "cpu or cuda");
   }
-  if (arguments.device == "cuda" && !context.cuda_available) {
+  // With --slurm the GPUs are the compute nodes', not this machine's.
+  if (arguments.device == "cuda" && !context.cuda_available && !arguments.slurm) {
     throw CliError("--device", "no CUDA device on this machine", "cpu here, or cuda on a machine with a GPU");
   }
   request.device = arguments.device;
@@ -335,6 +337,41 @@ RunRequest check_run_arguments(const RunArguments& arguments, const RunContext& 
     const auto jobs = whole_number(arguments.jobs);
     if (!jobs || *jobs < 1) throw CliError("-j", "'" + arguments.jobs + "' is not a number of jobs", "a whole number of at least 1");
     request.jobs = static_cast<int>(*jobs);
+  }
+  // A whole number from `low` to `high` given as `option`, or one located error.
+  const auto number_in = [](const char* option, const std::string& text, long low, long high, const std::string& what,
+                            const std::string& expected) {
+    const auto value = whole_number(text);
+    if (!value || *value < low || *value > high) throw CliError(option, "'" + text + "' is not " + what, expected);
+    return static_cast<int>(*value);
+  };
+  if (!arguments.gpu_slots.empty()) {
+    request.gpu_slots = number_in("--gpu-slots", arguments.gpu_slots, 1, 1024, "a number of entries per GPU",
+                                  "a whole number from 1 to 1024");
+  }
+  if (arguments.slurm) {
+    SlurmChoice slurm;
+    if (!arguments.slurm_tasks.empty()) {
+      slurm.tasks = number_in("--slurm-tasks", arguments.slurm_tasks, 1, 100000, "a number of array tasks",
+                              "a whole number from 1 to 100000");
+    }
+    slurm.gpus_per_task = request.device == "cuda" ? 1 : 0;
+    if (!arguments.slurm_gpus.empty()) {
+      slurm.gpus_per_task = number_in("--slurm-gpus", arguments.slurm_gpus, 0, 1024, "a number of GPUs", "a whole number, 0 for none");
+    }
+    std::istringstream words(arguments.slurm_args);
+    for (std::string word; words >> word;) slurm.sbatch_arguments.push_back(word);
+    if (context.on_path && !context.on_path("sbatch")) {
+      throw CliError("--slurm", "sbatch is not on PATH", "Slurm's client commands (Debian's slurm-client) on this machine");
+    }
+    request.slurm = slurm;
+  } else if (!arguments.slurm_tasks.empty() || !arguments.slurm_gpus.empty() || !arguments.slurm_args.empty()) {
+    throw CliError(!arguments.slurm_tasks.empty() ? "--slurm-tasks" : !arguments.slurm_gpus.empty() ? "--slurm-gpus" : "--slurm-args",
+                   "a Slurm option without --slurm", "--slurm with it");
+  }
+  if (!arguments.cases_per_entry.empty()) {
+    request.cases_per_entry = number_in("--cases-per-entry", arguments.cases_per_entry, 0, 100000000, "a number of cases",
+                                        "a whole number, 0 for one entry per operator");
   }
 
   for (const SuiteChoice& suite : request.suites) {

@@ -27,4 +27,15 @@ std::optional<GpuSlot> ctest_gpu_slot(const std::function<const char*(const char
 // the same GPU instead of binding again.
 std::optional<GpuSlot> bind_ctest_gpu_slot();
 
+// How many GPUs a run hands out, counted as a resource spec's ids count them (0, 1, ...: within
+// what this process sees): CUDA's device count where CUDA has devices, else the length of
+// CUDA_VISIBLE_DEVICES (read through `variable`) where a scheduler set it (Slurm's --gres on a
+// machine whose GPUs this process cannot open), else 0.
+int gpus_to_allocate(const std::function<const char*(const char*)>& variable, int cuda_devices);
+
+// CTest's resource spec (JSON, version 1.0) for `gpus` GPUs, ids "0" to "<gpus - 1>", of `slots`
+// slots each: a correctness entry takes one slot (RESOURCE_GROUPS gpus:1), a timing entry all of
+// one GPU's (gpus:<slots>), so that timing shares its GPU with no other entry.
+std::string ctest_resource_spec(int gpus, int slots);
+
 }  // namespace backendbench

@@ -38,7 +38,7 @@ struct Verdict {
   std::string models;
   // Who ran it.
   std::string backend, kernel_file, device;
-  std::string gpu;       // the resource spec's id of the GPU CTest gave the entry (gpu_slot.h); "": none
+  std::string gpu;       // the GPU CTest gave the entry, as CUDA_VISIBLE_DEVICES names it (gpu_slot.h); "": none
   std::string frontend;  // "tests" or "bench"
   // What happened.
   Status status = Status::kPassed;

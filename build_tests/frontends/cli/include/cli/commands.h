@@ -29,6 +29,11 @@ int ops_command(const OpsRequest& request);
 
 int new_command(const std::string& op, bool cuda, const std::string& kernels_directory);
 
+// Writes CTest's resource spec for the GPUs this process sees (gpu_slot.h: CUDA's, or those a
+// scheduler named in CUDA_VISIBLE_DEVICES), `slots` entries each, to `out` ("" or "-": stdout),
+// for `ctest --resource-spec-file`. Exit status 0.
+int gpus_command(int slots, const std::string& out);
+
 // Re-reads a results folder (verdicts.jsonl, run.json), prints its scores, writes its report again.
 int report_command(const std::string& directory);
 

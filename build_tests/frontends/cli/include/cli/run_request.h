@@ -31,9 +31,16 @@ inline const std::vector<std::string> kOpLibraries = {"flag_gems", "torch_decomp
 // rounds, the first correct kernel wins). Both talk to the Anthropic or an OpenAI-compatible API.
 inline const std::vector<std::string> kGeneratingBackends = {"llm", "kernel_agent"};
 
+// Correctness entries that run at once on one GPU when --gpu-slots is not given (README, "Every
+// GPU of a machine": measured on an H200).
+inline constexpr int kDefaultGpuSlots = 4;
+
 struct RunArguments {  // as typed; "" where not given
-  std::string suite = "smoke", backend = "aten", ops, topn, device, p = "1.0", jobs, out, build, traces, salt;
+  std::string suite = "smoke", backend = "aten", ops, topn, device, p = "1.0", jobs, out, build, traces, salt, gpu_slots,
+      cases_per_entry;
   std::optional<bool> timing;
+  bool slurm = false;
+  std::string slurm_tasks, slurm_gpus, slurm_args;
   // The generating backends' options (llm, kernel_agent).
   std::string model, llm_api, rounds, workers, concurrency, select, budget_tokens, budget_usd, prices, language,
       temperature, max_tokens, llm_timeout, llm_retries, record, replay;
@@ -46,6 +53,13 @@ struct GenerationChoice {
   GenerationLimits limits;
   KernelLanguage language = KernelLanguage::kCpp;
   std::string record, replay;  // absolute cassette folders; "" when not given
+};
+
+// Running the entries as Slurm array tasks (README, "Many hosts, with Slurm").
+struct SlurmChoice {
+  int tasks = 4;                         // array tasks; task k runs entries k+1, k+1+tasks, ... of each phase
+  int gpus_per_task = 0;                 // --gres=gpu:<n>; 0: none (a CPU run)
+  std::vector<std::string> sbatch_arguments;  // the user's own (partition, account, time), before ours
 };
 
 struct SuiteChoice {
@@ -66,6 +80,9 @@ struct RunRequest {
   std::set<std::string> timed_suites;  // --timing: all; --no-timing: none; else those timed by default
   double p = 1.0;
   int jobs = 1;
+  int gpu_slots = kDefaultGpuSlots;  // correctness entries at once on one GPU (CTest's resource spec)
+  std::optional<int> cases_per_entry;  // split larger jobs into parts (job.h); unset: the build's setting
+  std::optional<SlurmChoice> slurm;    // the entries run as Slurm array tasks, not here
   std::string out;                  // absolute
   std::string build;                // absolute
   std::string torchbench_traces;    // absolute; "" when the torchbench suite is not selected
@@ -83,6 +100,7 @@ struct RunContext {
   bool cuda_available = false;
   std::string now_stamp;  // YYYYmmdd_HHMMSS, for the default --out
   bool python_kernels = false;  // the build can run .py kernels (the Python bridge)
+  std::function<bool(const std::string& program)> on_path;  // whether a program is on PATH (sbatch)
   std::function<const char*(const char*)> getenv = [](const char* name) { return std::getenv(name); };
 };
 
