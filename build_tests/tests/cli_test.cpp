@@ -508,6 +508,22 @@ TEST(Report, PageEmbedsItsDataAndScriptsSafely) {
   EXPECT_NE(without.find("plotly.js was not found"), std::string::npos);
 }
 
+TEST(SuiteManifest, WhichBackendsRunOnTheCpu) {
+  const auto backend = [](const char* kind, const char* language, bool cuda) {
+    SuiteManifest::Backend facts;
+    facts.kind = kind;
+    facts.language = language;
+    facts.cuda = cuda;
+    return facts;
+  };
+  EXPECT_TRUE(backend("kernel", "cpp", false).runs_on_cpu(true));  // a C++ kernel in a CUDA run too
+  EXPECT_FALSE(backend("kernel", "cuda", true).runs_on_cpu(true));
+  EXPECT_FALSE(backend("reference", "", false).runs_on_cpu(true));
+  EXPECT_TRUE(backend("reference", "", false).runs_on_cpu(false));
+  EXPECT_FALSE(backend("kernel", "python", false).runs_on_cpu(true));  // a PyTorch composition: the run's device
+  EXPECT_FALSE(backend("kernel", "python", true).runs_on_cpu(false));  // Triton
+}
+
 TEST(SuiteManifest, ReadsTheGeneratorsFileAndNamesABadOne) {
   Scratch scratch;
   const std::string good = scratch.write(

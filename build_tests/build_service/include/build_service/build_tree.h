@@ -23,6 +23,12 @@ struct SuiteManifest {
     std::string name, kind, file, derived_from;  // kind: reference, kernel or op_library
     std::string language;                        // cpp, cuda or python
     bool cuda = false, expect_failure = false;
+    // Whether its cases run on the CPU in a run on `run_device_cuda` or not: a compiled C++ kernel
+    // always does (its binding takes CPU tensors), a CUDA kernel never, the others on the run's.
+    bool runs_on_cpu(bool run_device_cuda) const {
+      if (kind == "kernel" && language == "cpp") return true;
+      return !cuda && !run_device_cuda;
+    }
   };
   struct Operator {
     std::string op, folder, schema;

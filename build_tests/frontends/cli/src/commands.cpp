@@ -183,6 +183,7 @@ struct Entry {
   std::string failure;  // set for a kernel that did not compile: every case fails with it, nothing runs
   int parts = 0;        // 0: one entry
   std::vector<std::string> ctest_names, verdicts_paths;
+  SuiteManifest::Backend backend_facts;
 
   // Part `k` (1-based; 0 when not split) of the entry as a job.
   int part(size_t k) const { return parts ? static_cast<int>(k) + 1 : 0; }
@@ -218,6 +219,7 @@ std::vector<Entry> selected_entries(const BuildTree& tree, const RunRequest& req
                                            : !request.kernels_directory.empty() && !backend.expect_failure;
         if (!chosen) continue;
         Entry entry{suite.name, op.op, backend.name, backend.file, op.cases};
+        entry.backend_facts = backend;
         const int parts = job_parts(op.cases.size(), cases_per_entry);
         entry.parts = parts > 1 ? parts : 0;
         for (int k = 0; k < parts; ++k) {
@@ -298,6 +300,7 @@ struct FolderEntry {
   std::string labels;
   size_t cost = 0;     // CTest starts the costliest first
   int gpu_slots = 0;   // slots of one GPU it takes (RESOURCE_GROUPS gpus:<n>); 0: none
+  bool alone = false;  // RUN_SERIAL: beside no other entry (timing on the CPU)
 };
 
 // A CTest folder of the run's own (CTestTestfile.cmake), named and labelled as the build's
@@ -311,7 +314,8 @@ void write_ctest_folder(const std::string& folder, const std::vector<FolderEntry
     for (const std::string& argument : entry.command) text += " " + emit::cmake_argument(argument);
     text += ")\nset_tests_properties(" + name + " PROPERTIES LABELS " + emit::cmake_argument(entry.labels) + " TIMEOUT " +
             timeout + " COST " + std::to_string(entry.cost) + " SKIP_RETURN_CODE 77" +
-            (entry.gpu_slots ? " RESOURCE_GROUPS gpus:" + std::to_string(entry.gpu_slots) : std::string()) + ")\n";
+            (entry.gpu_slots ? " RESOURCE_GROUPS gpus:" + std::to_string(entry.gpu_slots) : std::string()) +
+            (entry.alone ? " RUN_SERIAL TRUE" : "") + ")\n";
   }
   files::remove_tree(folder);
   files::make_directories(folder);
@@ -888,6 +892,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     std::vector<FolderEntry> folder;
     std::vector<std::string> bench_verdicts, bench_outputs;
     int64_t timed = 0;
+    const bool on_cuda = request.device.empty() ? cuda_available() : request.device == "cuda";
     const std::string bench_folder = logs + "/bench";
     files::remove_tree(bench_folder);
     files::make_directories(bench_folder);
@@ -906,7 +911,12 @@ int run_command(const RunRequest& given, const std::string& command_line) {
                            "--backendbench_verdicts=" + bench_verdicts.back()},
                           "timing;" + entry.suite + ";" + entry.op + ";" + entry.backend,
                           entry.part_cases(k),
-                          gpus.gpus ? gpus.slots : 0});
+                          gpus.gpus ? gpus.slots : 0,
+                          // Timed on the CPU (a C++ kernel in a CUDA run too): beside no other
+                          // ./bench, whose threads would take the cores it is timed on (on an
+                          // H200 pair a C++ relu's reference read 8 ms beside the other GPU's
+                          // ./bench, 40 us alone: a 15x speedup that was 0.08x).
+                          entry.backend_facts.runs_on_cpu(on_cuda)});
       }
     }
     const std::string timing_entries = logs + "/timing";
@@ -914,8 +924,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     ProcessOptions bench_options = environment;
     bench_options.log_path = logs + "/bench.log";
     files::remove_tree(bench_options.log_path);
-    // One ./bench per GPU at once; on the CPU one in all (another's load would disturb its times).
-    const bool on_cuda = request.device.empty() ? cuda_available() : request.device == "cuda";
+    // One ./bench per GPU at once, one timed on the CPU alone; in a CPU run one at a time.
     const int timing_jobs = on_cuda && gpus.gpus ? std::min(request.jobs, gpus.gpus) : 1;  // per Slurm task too
     const std::vector<std::string> bench_command = phase_command(request, timing_entries, "timing", timing_jobs, gpus, "", {"-V"});
     const int bench_status = folder.empty() ? 0 : run_phase("timing", bench_command, bench_options, bench_verdicts, timed);
