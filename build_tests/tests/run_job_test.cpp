@@ -126,8 +126,11 @@ TEST(JobVerdicts, ACaseWithoutAVerdictFailsWithTheReason) {
   Verdict other_backend = passed;
   other_backend.backend = "aten";
   other_backend.case_name = "b";
+  // A crash record for "a" written first, then the restarted process's verdict: the last counts.
+  Verdict crashed = passed;
+  crashed.status = Verdict::Status::kFailed;
   const std::vector<Verdict> verdicts =
-      job_verdicts(job, {"a", "b"}, {passed, other_backend}, "no verdict: its process died of SIGSEGV");
+      job_verdicts(job, {"a", "b"}, {crashed, passed, other_backend}, "no verdict: its process died of SIGSEGV");
   ASSERT_EQ(verdicts.size(), 2u);
   EXPECT_TRUE(verdicts[0].passed());
   EXPECT_FALSE(verdicts[1].passed());

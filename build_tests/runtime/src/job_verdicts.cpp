@@ -1,21 +1,25 @@
 // A job's verdicts read back; see job_verdicts.h.
 #include "backendbench/job_verdicts.h"
 
+#include <string_view>
+#include <unordered_map>
+
 namespace backendbench {
 
 std::vector<Verdict> job_verdicts(const Job& job, const std::vector<std::string>& case_names,
                                   const std::vector<Verdict>& written, const std::string& why_missing) {
+  // The job's written verdicts by case, the last written winning (a restarted process's, after a
+  // crash record): one pass, as a run of the whole TorchBench suite has 17,546 cases.
+  std::unordered_map<std::string_view, const Verdict*> by_case;
+  for (const Verdict& verdict : written) {
+    if (verdict.suite == job.suite && verdict.op == job.op && verdict.backend == job.backend) {
+      by_case[verdict.case_name] = &verdict;
+    }
+  }
   std::vector<Verdict> verdicts;
   for (const std::string& case_name : case_names) {
-    const Verdict* found = nullptr;
-    for (const Verdict& verdict : written) {
-      if (verdict.suite == job.suite && verdict.op == job.op && verdict.backend == job.backend &&
-          verdict.case_name == case_name) {
-        found = &verdict;  // the last written: a restarted process's, after a crash record
-      }
-    }
-    if (found != nullptr) {
-      verdicts.push_back(*found);
+    if (const auto found = by_case.find(case_name); found != by_case.end()) {
+      verdicts.push_back(*found->second);
       continue;
     }
     Verdict missing;
