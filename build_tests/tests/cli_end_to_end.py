@@ -27,8 +27,6 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
-import time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--step", required=True, choices=["bad_arguments", "run", "report", "workflow", "gpus", "slurm"])
@@ -37,6 +35,8 @@ parser.add_argument("--work", required=True)
 parser.add_argument("--source", required=True)
 parser.add_argument("--chromium", default="")
 args = parser.parse_args()
+sys.path.insert(0, os.path.join(args.source, "scripts"))
+from entry_sampler import EntrySampler  # noqa: E402  (the checkout's scripts/, found through --source)
 tree, results = os.path.join(args.work, "tree"), os.path.join(args.work, "results")
 failures = []
 
@@ -131,44 +131,6 @@ def run():
     check("smoke/relu.default/impl1" in junit and "edge/add.Tensor/aten" in junit, "junit.xml names the CTest entries")
 
 
-def entry_processes(root):
-    """(executable name, GPU allocation) of each running CTest entry below process `root`: a test
-    executable or ./bench whose parent is not one (a child between fork and exec has the same
-    executable). Only `root`'s descendants: another test's leftovers are not this run's."""
-    parents, names = {}, {}
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            names[pid] = os.path.basename(os.readlink(f"/proc/{pid}/exe"))
-            parents[pid] = [line.split()[1] for line in open(f"/proc/{pid}/status") if line.startswith("PPid:")][0]
-        except (OSError, IndexError):
-            continue
-
-    def below_root(pid):
-        for _ in range(64):
-            if pid == str(root):
-                return True
-            pid = parents.get(pid)
-            if pid is None:
-                return False
-        return False
-
-    found = []
-    for pid, name in names.items():
-        if not (name.startswith("backendbench_test_") or name == "bench") or names.get(parents[pid]) == name:
-            continue
-        if not below_root(pid):
-            continue
-        try:
-            environ = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
-        except OSError:
-            continue
-        gpu = [v.split(b"=", 1)[1].decode().split(",")[0] for v in environ if v.startswith(b"CTEST_RESOURCE_GROUP_0_GPUS=")]
-        found.append((name, gpu[0] if gpu else None))
-    return found
-
-
 def equals_single_run(verdicts):
     """The verdicts of a run spread out (GPUs, parts, Slurm tasks) against the single run's (step run):
     every case exactly once, the same correctness verdicts, a timing verdict for every timed case.
@@ -191,40 +153,20 @@ def equals_single_run(verdicts):
 def gpus():
     gpu_results = os.path.join(args.work, "gpu_results")
     shutil.rmtree(gpu_results, ignore_errors=True)
-    seen = {"most": {}, "timing_shared": [], "unallocated": 0}
-    stop = threading.Event()
-
-    def sample(root):
-        while not stop.is_set():
-            per_gpu = {}
-            for name, gpu in entry_processes(root):
-                if gpu is None:
-                    seen["unallocated"] += 1
-                    continue
-                per_gpu.setdefault(gpu, []).append(name)
-            for gpu, names in per_gpu.items():
-                seen["most"][gpu] = max(seen["most"].get(gpu, 0), len(names))
-                if "bench" in names and len(names) > 1:
-                    seen["timing_shared"].append((gpu, names))
-            time.sleep(0.01)
-
     environment = dict(os.environ, CUDA_VISIBLE_DEVICES="0,1")
     command = [args.cli, "run", "--suite", "smoke,edge", "--backend", "aten,directory", "--ops", "relu,add", "--build", tree,
                "--out", gpu_results, "-j", "4", "--salt", "0x5eed", "--gpu-slots", "2", "--cases-per-entry", "2"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
-    sampler = threading.Thread(target=sample, args=(process.pid,))
-    sampler.start()
-    stdout, stderr = process.communicate()
-    stop.set()
-    sampler.join()
+    with EntrySampler(process.pid) as sampler:
+        stdout, stderr = process.communicate()
     print("$ CUDA_VISIBLE_DEVICES=0,1 " + " ".join(command[1:]) + f"  (exit {process.returncode})", stdout[-6000:],
           stderr[-3000:], sep="\n")
     check(process.returncode in (0, 1), f"the run on two fake GPUs finished (exit {process.returncode})")
     check("GPUs: 2, 2 correctness entries at once on each; timing takes one alone" in stdout, "the run says what it hands out")
-    check(set(seen["most"]) == {"id:0", "id:1"} and max(seen["most"].values()) <= 2,
-          f"no GPU ran more entries at once than its 2 slots, and both were used ({seen['most']})")
-    check(not seen["timing_shared"], f"no timing entry shared its GPU ({seen['timing_shared'][:3]})")
-    check(seen["unallocated"] == 0, f"every entry had a GPU ({seen['unallocated']} samples without)")
+    check(set(sampler.most_per_gpu) == {"id:0", "id:1"} and max(sampler.most_per_gpu.values()) <= 2,
+          f"no GPU ran more entries at once than its 2 slots, and both were used ({sampler.most_per_gpu})")
+    check(not sampler.timing_shared, f"no timing entry shared its GPU ({sampler.timing_shared[:3]})")
+    check(sampler.unallocated == 0, f"every entry had a GPU ({sampler.unallocated} samples without)")
     if failures:
         return
     verdicts = [json.loads(line) for line in open(os.path.join(gpu_results, "verdicts.jsonl"))]
