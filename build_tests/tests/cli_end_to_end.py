@@ -151,6 +151,16 @@ def equals_single_run(verdicts):
 
 
 def gpus():
+    # The spec for plain ctest: the GPUs a scheduler named, the slots asked for.
+    spec_path = os.path.join(args.work, "gpus.json")
+    done = subprocess.run([args.cli, "gpus", "--slots", "3", "--out", spec_path], capture_output=True, text=True,
+                          env=dict(os.environ, CUDA_VISIBLE_DEVICES="4,7"))
+    check(done.returncode == 0 and json.load(open(spec_path)) == {
+        "version": {"major": 1, "minor": 0}, "local": [{"gpus": [{"id": "0", "slots": 3}, {"id": "1", "slots": 3}]}]},
+        f"backendbench gpus writes the spec of the 2 GPUs CUDA_VISIBLE_DEVICES names ({done.stderr})")
+    done = subprocess.run([args.cli, "gpus", "--slots", "0"], capture_output=True, text=True)
+    check(done.returncode == 2 and done.stderr.startswith("backendbench gpus: error: --slots"),
+          f"a bad --slots is one located error ({done.returncode}: {done.stderr.strip()})")
     gpu_results = os.path.join(args.work, "gpu_results")
     shutil.rmtree(gpu_results, ignore_errors=True)
     environment = dict(os.environ, CUDA_VISIBLE_DEVICES="0,1")
