@@ -840,6 +840,8 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   environment.environment["BACKENDBENCH_SANDBOX"] = request.sandbox ? "bwrap" : "none";
   if (!request.sandbox) std::cout << "WARNING: --no-sandbox: untrusted kernels run in workers WITHOUT a sandbox\n";
 
+  // The device the cases run on (a C++ kernel's on the CPU whatever this says).
+  const std::string runs_on = request.device.empty() ? (cuda_available() ? "cuda" : "cpu") : request.device;
   // The GPUs CTest hands out, from a resource spec the run writes (README, "Every GPU of a
   // machine"); --device cpu hands out none. With --slurm, each task hands out the GPUs Slurm gave it.
   GpuPlan gpus;
@@ -892,7 +894,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     std::vector<FolderEntry> folder;
     std::vector<std::string> bench_verdicts, bench_outputs;
     int64_t timed = 0;
-    const bool on_cuda = request.device.empty() ? cuda_available() : request.device == "cuda";
+    const bool on_cuda = runs_on == "cuda";
     const std::string bench_folder = logs + "/bench";
     files::remove_tree(bench_folder);
     files::make_directories(bench_folder);
@@ -959,7 +961,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
                         {"op_libraries", request.op_libraries},
                         {"ops", request.ops},
                         {"topn", request.topn},
-                        {"device", request.device.empty() ? (cuda_available() ? "cuda" : "cpu") : request.device},
+                        {"device", runs_on},
                         {"timed_suites", request.timed_suites},
                         {"p", request.p},
                         {"salt", salt_text(salt)},
