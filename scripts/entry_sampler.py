@@ -8,6 +8,7 @@ Used by the project's tests (build_tests/tests/cli_end_to_end.py) and scripts/gp
     sampler.most_per_gpu     # {"id:0": 4, "id:1": 4}
     sampler.timing_shared    # [(gpu, [names]), ...]: a ./bench beside another entry on its GPU
     sampler.unallocated      # samples that saw an entry CTest gave no GPU
+    sampler.threads          # {"tests": {"1"}, "bench": {None}}: the OMP_NUM_THREADS entries ran with
 """
 import os
 import threading
@@ -15,7 +16,7 @@ import time
 
 
 def entry_processes(root):
-    """(executable name, GPU allocation) of each running CTest entry below process `root`: a test
+    """(executable name, GPU allocation, OMP_NUM_THREADS) of each running CTest entry below process `root`: a test
     executable or ./bench whose parent is not one (a child between fork and exec has the same
     executable). Only `root`'s descendants: another command's leftovers are not this one's."""
     parents, names = {}, {}
@@ -48,21 +49,23 @@ def entry_processes(root):
         except OSError:
             continue
         gpu = [v.split(b"=", 1)[1].decode().split(",")[0] for v in environ if v.startswith(b"CTEST_RESOURCE_GROUP_0_GPUS=")]
-        found.append((name, gpu[0] if gpu else None))
+        threads = [v.split(b"=", 1)[1].decode() for v in environ if v.startswith(b"OMP_NUM_THREADS=")]
+        found.append((name, gpu[0] if gpu else None, threads[0] if threads else None))
     return found
 
 
 class EntrySampler:
     def __init__(self, root, period=0.01):
         self.root, self.period = root, period
-        self.most_per_gpu, self.timing_shared, self.unallocated, self.samples = {}, [], 0, 0
+        self.most_per_gpu, self.timing_shared, self.unallocated, self.samples, self.threads = {}, [], 0, 0, {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run)
 
     def _run(self):
         while not self._stop.is_set():
             per_gpu = {}
-            for name, gpu in entry_processes(self.root):
+            for name, gpu, threads in entry_processes(self.root):
+                self.threads.setdefault("bench" if name == "bench" else "tests", set()).add(threads)
                 if gpu is None:
                     self.unallocated += 1
                     continue

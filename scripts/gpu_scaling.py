@@ -8,23 +8,27 @@ the entries used, proof that no timing entry shared its GPU, and the timing null
   2. the kernel folder's correctness and timing (--topn inputs), on 1 GPU and on all; the null
      test compares each timed case's kernel time, reference time and speedup between the two.
 
+Each run's entries are profiled from its JUnit file (how many, their total seconds and their cases'
+seconds, the longest).
 Each run is watched from /proc (scripts/entry_sampler.py): the most entries at once on a GPU and
 any ./bench beside another entry on its GPU. Phase times are the run's own progress lines (the
 build, done before the first measured run, is not in them). Prints a JSON summary at the end and
 writes it to <out>/scaling.json.
 
 Usage: scripts/gpu_scaling.py --backendbench build/backendbench --traces DIR [--build build-scaling]
-       [--out scaling_results] [--topn 5] [--kernels directory] [--kernel-ops relu,add] [--gpu-slots 4]
-       [--skip-aten]
+       [--out scaling_results] [--topn 5] [--kernels directory | --cuda-kernels-only] [--kernel-ops relu,add]
+       [--gpu-slots 4] [--skip-aten | --skip-kernels]
 """
 import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ElementTree
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from entry_sampler import EntrySampler  # noqa: E402
@@ -39,6 +43,32 @@ def phase_seconds(log, phase):
     """The last progress line of a phase: 'correctness  17546/17546 cases  0 failed  2:01 elapsed'."""
     found = re.findall(phase + r"\s+\d+/\d+ cases.*?(\d+):(\d\d) elapsed", log.replace("\r", "\n"))
     return int(found[-1][0]) * 60 + int(found[-1][1]) if found else None
+
+
+def entry_times(junit_path):
+    """Each CTest entry's seconds and its cases' seconds (GoogleTest's 'N tests ... ran. (X ms
+    total)'), from the run's JUnit file: the difference is the entry's start-up and tear-down."""
+    if not os.path.exists(junit_path):
+        return {}
+    times = {}
+    for case in ElementTree.parse(junit_path).iter("testcase"):
+        output = case.findtext("system-out") or ""
+        ran = re.findall(r"tests? from \d+ test suites? ran\. \((\d+) ms total\)", output)
+        times[case.get("name")] = (float(case.get("time", 0)), int(ran[-1]) / 1000 if ran else 0.0)
+    return times
+
+
+def cuda_kernels_only(folder, into):
+    """A copy of a kernel folder with only its CUDA kernels (and shared headers): the example C++
+    kernels run on the CPU, where TorchBench's largest inputs take minutes a case."""
+    shutil.rmtree(into, ignore_errors=True)
+    for root, _, files in os.walk(folder):
+        for file in files:
+            if file.endswith((".cu", ".cuh", ".h")):
+                target = os.path.join(into, os.path.relpath(root, folder))
+                os.makedirs(target, exist_ok=True)
+                shutil.copy(os.path.join(root, file), target)
+    return into
 
 
 def run(options, name, visible, arguments):
@@ -60,6 +90,13 @@ def run(options, name, visible, arguments):
               "correctness_s": phase_seconds(log, "correctness"), "timing_s": phase_seconds(log, "timing"),
               "cases_per_gpu": {}, "failed": sum(v["status"] == "failed" for v in verdicts),
               "most_entries_per_gpu": sampler.most_per_gpu, "timing_beside_another": sampler.timing_shared[:5]}
+    times = entry_times(os.path.join(out, "junit.xml"))
+    if times:
+        result["entries"] = len(times)
+        result["entry_seconds_total"] = round(sum(t for t, _ in times.values()), 1)
+        result["case_seconds_total"] = round(sum(c for _, c in times.values()), 1)
+        result["longest_entries"] = sorted(((round(t, 1), n) for n, (t, _) in times.items()), reverse=True)[:5]
+    result["omp_num_threads"] = {kind: sorted(map(str, values)) for kind, values in sampler.threads.items()}
     for verdict in verdicts:
         gpu = verdict.get("gpu", "none")
         result["cases_per_gpu"][gpu] = result["cases_per_gpu"].get(gpu, 0) + 1
@@ -92,10 +129,13 @@ def main():
     parser.add_argument("--out", default="scaling_results")
     parser.add_argument("--topn", type=int, default=5)
     parser.add_argument("--kernels", default="directory")
+    parser.add_argument("--cuda-kernels-only", action="store_true",
+                        help="time only the CUDA kernels of generated_kernels/ (copied into <out>/cuda_kernels)")
     parser.add_argument("--kernel-ops", default="", help="operators of the kernel runs (C++ kernels run on the CPU: "
                         "on TorchBench's largest inputs they take minutes a case)")
     parser.add_argument("--gpu-slots", type=int, default=4)
     parser.add_argument("--skip-aten", action="store_true")
+    parser.add_argument("--skip-kernels", action="store_true")
     options = parser.parse_args()
     options.build, options.out = os.path.abspath(options.build), os.path.abspath(options.out)
     os.makedirs(options.out, exist_ok=True)
@@ -112,15 +152,25 @@ def main():
         summary["aten"] = {"one_gpu": one, "all_gpus": many}
         if one["correctness_s"] and many["correctness_s"]:
             summary["aten"]["efficiency"] = round(one["correctness_s"] / (gpus * many["correctness_s"]), 3)
-    kernels = [*suite, "--backend", options.kernels, "--timing", "--topn", str(options.topn)]
-    if options.kernel_ops:
-        kernels += ["--ops", options.kernel_ops]
-    one, one_verdicts = run(options, "kernels_1gpu", "0", kernels)
-    many, many_verdicts = run(options, f"kernels_{gpus}gpus", None, kernels)
-    summary["kernels"] = {"one_gpu": one, "all_gpus": many, "null_test": null_test(one_verdicts, many_verdicts)}
+    if not options.skip_kernels:
+        summary["kernels"] = kernel_runs(options, suite)
     text = json.dumps(summary, indent=1)
     open(os.path.join(options.out, "scaling.json"), "w").write(text + "\n")
     print(text)
+
+
+def kernel_runs(options, suite):
+    """The kernel folder's correctness and timing on 1 GPU and on all, and the null test between them."""
+    backend = options.kernels
+    if options.cuda_kernels_only:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        backend = cuda_kernels_only(os.path.join(root, "generated_kernels"), os.path.join(options.out, "cuda_kernels"))
+    kernels = [*suite, "--backend", backend, "--timing", "--topn", str(options.topn)]
+    if options.kernel_ops:
+        kernels += ["--ops", options.kernel_ops]
+    one, one_verdicts = run(options, "kernels_1gpu", "0", kernels)
+    many, many_verdicts = run(options, f"kernels_{gpu_count()}gpus", None, kernels)
+    return {"one_gpu": one, "all_gpus": many, "null_test": null_test(one_verdicts, many_verdicts)}
 
 
 if __name__ == "__main__":

@@ -177,6 +177,10 @@ def gpus():
           f"no GPU ran more entries at once than its 2 slots, and both were used ({sampler.most_per_gpu})")
     check(not sampler.timing_shared, f"no timing entry shared its GPU ({sampler.timing_shared[:3]})")
     check(sampler.unallocated == 0, f"every entry had a GPU ({sampler.unallocated} samples without)")
+    # 4 correctness entries at once (2 GPUs of 2 slots, -j 4) share the cores this test may use.
+    share = str(max(1, len(os.sched_getaffinity(0)) // 4))
+    check(sampler.threads.get("tests") == {share} or "OMP_NUM_THREADS" in os.environ,
+          f"each correctness entry ran with its share of the cores, OMP_NUM_THREADS={share} ({sampler.threads})")
     if failures:
         return
     verdicts = [json.loads(line) for line in open(os.path.join(gpu_results, "verdicts.jsonl"))]

@@ -5,6 +5,7 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/detail/CUDAHooksInterface.h>
+#include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -288,6 +289,16 @@ std::vector<Verdict> collect(const std::vector<Entry>& entries, const std::vecto
 
 // What the run hands out: `gpus` GPUs (gpu_slot.h: gpus_to_allocate) of `slots` correctness
 // entries each. With none, the entries declare no GPU and ctest gets no resource spec.
+// The cores this process may run on (a scheduler's cgroup or affinity, not the machine's).
+int cores_here() {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) return std::max(1, CPU_COUNT(&allowed));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// Intra-op threads for each of `at_once` entries sharing `cores`.
+int threads_per_entry(int cores, int at_once) { return std::max(1, cores / std::max(1, at_once)); }
+
 struct GpuPlan {
   int gpus = 0, slots = 1;
   std::string spec_path;  // the resource spec the run wrote; "" with no GPU
@@ -872,6 +883,13 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   const std::string job_entries = logs + "/jobs";
   write_ctest_folder(job_entries, correctness_entries(tree, entries, salt, request.device, gpus), timeout);
   ProcessOptions ctest_options = environment;
+  // Each entry would otherwise start an intra-op thread per core (ATen's default): 16 entries on
+  // the 64 cores of a 4-GPU host ran 1,024 threads, and every entry took twice as long as it did
+  // 4 at a time. Each gets its share of the cores, unless the user chose OMP_NUM_THREADS.
+  if (std::getenv("OMP_NUM_THREADS") == nullptr && !request.slurm) {
+    const int at_once = gpus.gpus ? std::min(request.jobs, gpus.gpus * gpus.slots) : request.jobs;
+    ctest_options.environment["OMP_NUM_THREADS"] = std::to_string(threads_per_entry(cores_here(), at_once));
+  }
   ctest_options.log_path = logs + "/ctest.log";
   files::remove_tree(ctest_options.log_path);
   const std::vector<std::string> ctest_command = phase_command(request, job_entries, "correctness", request.jobs, gpus,
