@@ -98,6 +98,32 @@ function(backendbench_opinfo_traces out_var)
   set(${out_var} "${output}" PARENT_SCOPE)
 endfunction()
 
+# The FACTO suite's trace file, expanded at build time by `backendbench-gen facto` from the
+# specifications in generator/facto/specs/ (at most CASES cases an operator; OPS: the
+# BACKENDBENCH_OPS selection; NAME: the file's name, facto unless given). A bad specification
+# fails the build with its location.
+function(backendbench_facto_traces out_var)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "CASES;OPS;NAME" "")
+  if(NOT ARG_NAME)
+    set(ARG_NAME facto)
+  endif()
+  set(specs_folder "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../generator/facto/specs")
+  file(GLOB specs CONFIGURE_DEPENDS "${specs_folder}/*.spec")
+  set(output "${BACKENDBENCH_GENERATED_DIR}/facto_traces/${ARG_NAME}.txt")
+  set(ops "")
+  if(ARG_OPS)
+    string(REPLACE ";" "," ops_list "${ARG_OPS}")
+    set(ops --ops "${ops_list}")
+  endif()
+  add_custom_command(
+    OUTPUT "${output}"
+    COMMAND backendbench::generator facto --specs "${specs_folder}" --output "${output}" --cases-per-operator "${ARG_CASES}" ${ops}
+    DEPENDS backendbench::generator ${specs}
+    COMMENT "Expanding the FACTO specifications (at most ${ARG_CASES} cases an operator)"
+    VERBATIM)
+  set(${out_var} "${output}" PARENT_SCOPE)
+endfunction()
+
 # The target of the kernel set `set_name` (from backendbench_add_kernels) into `out_var`; a
 # located error naming `caller` when there is no such set.
 function(_backendbench_kernel_set_target caller set_name out_var)
@@ -145,7 +171,7 @@ function(backendbench_add_kernels)
     # goes into the suites' CTest entries: only such files make the suites depend on their
     # contents (and CMake re-read them when edited). Editing any other kernel rebuilds that
     # kernel alone (a .py kernel: nothing).
-    file(STRINGS "${source}" expectation REGEX "expect-failure:" LIMIT_COUNT 1)
+    file(STRINGS "${source}" expectation REGEX "expect-failure( in [A-Za-z0-9_]+)?:" LIMIT_COUNT 1)
     if(expectation)
       list(APPEND expectation_files "${source}")
       set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${source}")

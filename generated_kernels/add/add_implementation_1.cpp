@@ -1,4 +1,5 @@
-// add.Tensor on the CPU: self + alpha * other with broadcasting and type promotion.
+// add.Tensor on the CPU: self + alpha * other with broadcasting and type promotion (bool too: the
+// FACTO suite found it missing).
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
 #include <ATen/OpMathType.h>
@@ -10,7 +11,7 @@ at::Tensor add_kernel_impl(const at::Tensor& self, const at::Tensor& other, cons
   const at::ScalarType dtype = at::result_type(self, other);
   const auto [a, b] = example_kernels::opmath_operands(self, other, dtype);
   at::Tensor output = at::empty(a.sizes(), a.options().dtype(dtype));
-  AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dtype, "add_kernel_impl", [&] {
+  AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, dtype, "add_kernel_impl", [&] {
     using math_t = at::opmath_type<scalar_t>;
     const math_t factor = alpha.to<math_t>();
     const math_t* x = a.data_ptr<math_t>();

@@ -28,7 +28,7 @@ at::Tensor add_kernel_impl(const at::Tensor& self, const at::Tensor& other, cons
   const at::ScalarType dtype = at::native::result_type(promotion);
   const std::vector<int64_t> shape = at::infer_size(self.sizes(), other.sizes());
   at::Tensor output = example_kernels::cuda::output_like({self, other}, shape, dtype);
-  AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dtype, "add_cuda", [&] {
+  AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, dtype, "add_cuda", [&] {
     using math_t = at::opmath_type<scalar_t>;
     example_kernels::cuda::elementwise<scalar_t, 2>(output, {self, other}, AddScaled<math_t>{alpha.to<math_t>()});
   });

@@ -5,11 +5,16 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <iostream>
 #include <map>
 #include <set>
 
 #include "emit/emitter.h"
+#include "emit/writer.h"
+#include "facto/expand.h"
+#include "facto/schema_check.h"
 #include "model/model.h"
 #include "language/parser.h"
 #include "language/printer.h"
@@ -222,6 +227,68 @@ int run_kernels(const GenerateOptions& options) {
 
 }  // namespace
 
+struct FactoOptions {
+  std::vector<std::string> specs;  // *.spec files or folders of them
+  std::string output;              // the trace file to write
+  int cases_per_operator = 40;
+  std::vector<std::string> ops;
+};
+
+// Reads every specification and checks it against the installed libtorch's schema before
+// writing anything; writes the suite's trace file only when its text changed.
+int run_facto(const FactoOptions& options) {
+  std::vector<std::string> files;
+  for (const std::string& path : options.specs) {
+    if (fs::is_directory(path)) {
+      std::vector<std::string> found;
+      for (const auto& entry : fs::directory_iterator(path)) {
+        if (entry.is_regular_file() && entry.path().extension() == ".spec") found.push_back(entry.path().string());
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(path)) {
+      files.push_back(path);
+    } else {
+      throw DiagnosticError({path, 0, 0, "no such file or folder", "a .spec file or a folder of them"});
+    }
+  }
+  if (files.empty()) throw DiagnosticError({options.specs.front(), 0, 0, "no .spec files", "FACTO specifications (*.spec)"});
+  schema::TorchSchemaSource schemas;
+  std::vector<facto::OperatorSpec> specs;
+  std::map<std::string, std::string> defined_in;
+  std::vector<std::string> sources;
+  for (const std::string& file : files) {
+    std::ifstream in(file);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (facto::OperatorSpec& spec : facto::parse_specs(file, text)) {
+      const std::optional<model::OperatorName> name = model::OperatorName::from_trace(spec.op);
+      const std::optional<model::Schema> schema = name ? schemas.find(*name) : std::nullopt;
+      if (!schema) {
+        throw DiagnosticError({file, spec.where.line, spec.where.column, spec.op + " is not an operator of this libtorch",
+                               "an overload the installed torch has (python -c 'import torch; print(torch.ops.aten.<name>)')"});
+      }
+      if (auto [earlier, inserted] = defined_in.emplace(spec.op, file); !inserted) {
+        throw DiagnosticError({file, spec.where.line, spec.where.column, spec.op + " is also specified in " + earlier->second,
+                               "one entry per operator overload"});
+      }
+      facto::check_against_schema(spec, schema->text);
+      bool selected = options.ops.empty();
+      for (const std::string& filter : options.ops) selected = selected || model::matches_filter(*name, filter);
+      if (selected) specs.push_back(std::move(spec));
+    }
+    sources.push_back(fs::path(file).filename().string());
+  }
+  const std::string text = facto::suite_text(specs, static_cast<size_t>(options.cases_per_operator), sources);
+  const fs::path output(options.output);
+  emit::OutputWriter writer(output.parent_path().empty() ? "." : output.parent_path().string());
+  const bool changed = writer.write(output.filename().string(), text);
+  size_t cases = 0;
+  for (size_t at = text.find("\ncnt: "); at != std::string::npos; at = text.find("\ncnt: ", at + 1)) ++cases;
+  std::cout << (changed ? "wrote " : "unchanged: ") << options.output << ": " << specs.size() << " operators, " << cases
+            << " cases (at most " << options.cases_per_operator << " an operator)\n";
+  return 0;
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"backendbench-gen: turns operator traces into GoogleTest and Google Benchmark sources"};
   app.require_subcommand(1);
@@ -269,9 +336,20 @@ int main(int argc, char** argv) {
   kernels->add_flag("--skip-cuda", options.skip_cuda, "leave out .cu kernels (no CUDA toolchain)");
   kernels->add_flag("--skip-python", options.skip_python, "leave out .py kernels (no embeddable Python)");
 
+  FactoOptions facto_options;
+  auto* facto_command = app.add_subcommand("facto", "expand FACTO specifications into the facto suite's trace file");
+  facto_command->add_option("--specs", facto_options.specs, "*.spec files or folders of them (generator/facto/specs)")
+      ->required();
+  facto_command->add_option("--output", facto_options.output, "the trace file to write")->required();
+  facto_command->add_option("--cases-per-operator", facto_options.cases_per_operator, "at most this many cases an operator")
+      ->check(CLI::PositiveNumber);
+  facto_command->add_option("--ops", facto_options.ops, "operators: exact overloads (add.Tensor) or base names (add)")
+      ->delimiter(',');
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (check->parsed()) return run_check(check_paths);
+    if (facto_command->parsed()) return run_facto(facto_options);
     if (suite->parsed()) return run_suite(options);
     return run_kernels(options);
   } catch (const DiagnosticError& error) {

@@ -205,7 +205,7 @@ void Emitter::emit_suite(const model::Suite& suite, const SuiteOutputOptions& op
       backends.push_back({kernel.name(),
                           source_label + (kernel.is_cuda ? ";cuda" : ";cpu") + (kernel.is_python ? ";python" : "") +
                               (kernel.derived_from ? ";derived" : ""),
-                          kernel.expected_failure});
+                          kernel.expected_failure_for(suite.name)});
     }
     // An operator with more cases than options.cases_per_entry is several entries, one per part
     // of its cases (job.h), so that no single operator bounds a parallel run's wall time.

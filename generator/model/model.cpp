@@ -267,6 +267,27 @@ std::string expected_failure_of(const fs::path& kernel_file) {
   return "";
 }
 
+std::map<std::string, std::string> expected_failures_by_suite(const fs::path& kernel_file) {
+  const std::string marker = kernel_file.extension() == ".py" ? "# expect-failure in " : "// expect-failure in ";
+  std::map<std::string, std::string> found;
+  std::ifstream in(kernel_file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, marker.size(), marker) != 0) continue;
+    const size_t colon = line.find(':', marker.size());
+    if (colon == std::string::npos) continue;
+    const size_t start = line.find_first_not_of(' ', colon + 1);
+    found[line.substr(marker.size(), colon - marker.size())] = start == std::string::npos ? "" : line.substr(start);
+  }
+  return found;
+}
+
+std::string KernelVariant::expected_failure_for(const std::string& suite) const {
+  if (!expected_failure.empty()) return expected_failure;
+  const auto found = expected_failure_in_suite.find(suite);
+  return found == expected_failure_in_suite.end() ? "" : found->second;
+}
+
 std::vector<KernelVariant> discover_kernels(const std::string& directory, const SchemaSource& schemas) {
   std::vector<KernelVariant> kernels;
   if (!fs::is_directory(directory)) {
@@ -330,6 +351,7 @@ std::vector<KernelVariant> discover_kernels(const std::string& directory, const 
                                "a path that a C++ #include \"...\" can name"});
       }
       KernelVariant kernel{*op, folder, *number, path, file.extension() == ".cu", expected_failure_of(file)};
+      kernel.expected_failure_in_suite = expected_failures_by_suite(file);
       kernel.is_python = file.extension() == ".py";
       if (kernel.is_python) {
         std::ifstream in(file);

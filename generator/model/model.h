@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,11 @@ struct KernelVariant {
   // A test fixture's declared verdict: the regex (CMake syntax) its failure output must match, from a
   // `// expect-failure: <regex>` line in the kernel file; empty for a kernel expected to pass.
   std::string expected_failure;
+  // The same for one suite only, from `// expect-failure in <suite>: <regex>` lines: a kernel that
+  // passes one suite's inputs and must fail another's (the FACTO gallery).
+  std::map<std::string, std::string> expected_failure_in_suite;
+  // The regex of its expected failure in `suite`; empty when it must pass there.
+  std::string expected_failure_for(const std::string& suite) const;
   // Set for a variant derived from a functional kernel: `op` is then the in-place or out=
   // sibling (add_.Tensor, add.out) that the kernel of `derived_from` (add.Tensor) serves
   // through a generated wrapper, which writes the result into `self` or `out`.
@@ -115,6 +121,8 @@ std::vector<KernelVariant> derive_variants(const std::vector<KernelVariant>& ker
 
 // The regex of a kernel file's `// expect-failure: <regex>` line (a fixture that must fail), or "".
 std::string expected_failure_of(const std::filesystem::path& kernel_file);
+// Its `// expect-failure in <suite>: <regex>` lines, by suite.
+std::map<std::string, std::string> expected_failures_by_suite(const std::filesystem::path& kernel_file);
 
 // The operators a Python op library implements, from the listing its module writes at build time
 // (python -m backendbench.op_libraries --list NAME): `# key: value` header lines (device: cuda|cpu,

@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
   auto* run_command_line = app.add_subcommand("run", "check and time kernels on suites; print scores; write a results folder");
   run_command_line->footer(kRunExamples);
   run_command_line->add_option("--suite", run.suite,
-                               "smoke, edge, opinfo, torchbench, sample, or a trace file or folder (.txt, .json, .jsonl); "
+                               "smoke, edge, opinfo, facto, torchbench, sample, or a trace file or folder (.txt, .json, .jsonl); "
                                "comma-separated")->capture_default_str();
   run_command_line->add_option("--backend", run.backend,
                                "aten (the reference), directory (generated_kernels/), a kernel folder, flag_gems, torch_decomp, "
@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
   run_command_line->add_option("--topn,--topn-inputs", run.topn, "the N largest inputs per operator (torchbench, trace files)");
   run_command_line->add_option("--device", run.device, "cpu or cuda (default: cuda when available)");
   run_command_line->add_flag("--timing", timing, "time every case with ./bench (default for smoke, torchbench and trace files)");
-  run_command_line->add_flag("--no-timing", no_timing, "correctness only (default for edge and opinfo)");
+  run_command_line->add_flag("--no-timing", no_timing, "correctness only (default for edge, opinfo and facto)");
   bool no_sandbox = false;
   run_command_line->add_flag("--no-sandbox", no_sandbox,
                              "run kernel workers without the bubblewrap sandbox (machines without user namespaces); "

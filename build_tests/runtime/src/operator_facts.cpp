@@ -109,7 +109,8 @@ std::map<std::string, OperatorFacts> build_table() {
       {"offset2bag", B::kOffsetToBag, "offsets"}};
   row("nll_loss_forward.default").index_rules = {{"target", B::kSizeOfArgument, "self", -1}};
   row("nll_loss_backward.default").index_rules = {{"target", B::kSizeOfArgument, "self", -1}};
-  for (const char* op : {"index_select.default", "gather.default", "scatter.src", "scatter_add.default",
+  for (const char* op : {"index_select.default", "gather.default", "scatter.src", "scatter.value", "scatter_reduce.two",
+                         "scatter_add.default",
                          "scatter_add_.default", "index_add.default", "index_add_.default"}) {
     row(op).index_rules = {{"index", B::kSizeAtDimArgument, "self", 0, "dim"}};
   }

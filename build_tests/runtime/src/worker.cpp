@@ -206,7 +206,9 @@ class WorkerPool {
     } catch (const worker::ProtocolError& error) {
       failure = error.what();
     }
-    const std::string ended = stop(worker);
+    // A worker whose pipe closed is ending: its exit status (the signal that killed it) comes
+    // a moment later, under load up to many milliseconds; a hung one is killed at once.
+    const std::string ended = stop(worker, hung ? 0 : 2000);
     const std::string message =
         "the kernel worker failed: " + failure + (ended.empty() ? "" : "; it " + ended) + last_output(worker);
     if (hung) throw WorkerHung(message);
@@ -319,7 +321,9 @@ class WorkerPool {
   }
 
   // Stops `worker`; says how it ended ("" when it was still running and was killed).
-  std::string stop(WorkerProcess& worker) {
+  // Ends the worker: waits up to `grace_ms` for it to end by itself (its status is then told),
+  // then kills it.
+  std::string stop(WorkerProcess& worker, int grace_ms = 0) {
     if (worker.pid < 0) return "";
     ::close(worker.to);
     ::close(worker.from);
@@ -330,7 +334,12 @@ class WorkerPool {
     worker.log = -1;
     int status = 0;
     std::string ended;
-    if (waitpid(worker.pid, &status, WNOHANG) == worker.pid) {
+    bool exited = waitpid(worker.pid, &status, WNOHANG) == worker.pid;
+    for (int waited = 0; !exited && waited < grace_ms; waited += 5) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      exited = waitpid(worker.pid, &status, WNOHANG) == worker.pid;
+    }
+    if (exited) {
       ended = describe_status(status);
     } else {
       // bubblewrap's PID namespace ends with it, and every process the kernel started with it.

@@ -63,7 +63,7 @@ bool is_trace_file(const std::string& path) {
 }
 
 const char* kSuiteForm =
-    "smoke, edge, opinfo, torchbench, sample, or a trace file or folder of them (.txt, .json, .jsonl), "
+    "smoke, edge, opinfo, facto, torchbench, sample, or a trace file or folder of them (.txt, .json, .jsonl), "
     "comma-separated";
 
 SuiteChoice suite_choice(const std::string& item) {
@@ -79,7 +79,7 @@ SuiteChoice suite_choice(const std::string& item) {
   const std::string name = naming::file_suite_name(item);
   if (std::find(kBuiltinSuites.begin(), kBuiltinSuites.end(), name) != kBuiltinSuites.end()) {
     throw CliError("--suite", "trace file '" + item + "' would be named like the built-in suite '" + name + "'",
-                   "a trace file whose name is not smoke, edge, opinfo, torchbench or sample");
+                   "a trace file whose name is not smoke, edge, opinfo, facto, torchbench or sample");
   }
   return {name, absolute(item), true};
 }

@@ -22,7 +22,7 @@ using namespace backendbench::agents;  // NOLINT(google-build-using-namespace)
 using namespace backendbench::build;   // NOLINT(google-build-using-namespace)
 
 // The built-in suites, in the order `--help` lists them.
-inline const std::vector<std::string> kBuiltinSuites = {"smoke", "edge", "opinfo", "torchbench", "sample"};
+inline const std::vector<std::string> kBuiltinSuites = {"smoke", "edge", "opinfo", "facto", "torchbench", "sample"};
 // The Python op libraries a backend may name: python/backendbench/op_libraries.py's LIBRARIES
 // (a test compares the two).
 inline const std::vector<std::string> kOpLibraries = {"flag_gems", "torch_decomp"};
@@ -65,7 +65,7 @@ struct SlurmChoice {
 struct SuiteChoice {
   std::string name;    // smoke, ..., or a file suite's name (naming::file_suite_name)
   std::string traces;  // a file suite's trace file or folder (absolute); "" for a built-in one
-  bool timed_by_default = false;  // smoke, torchbench and trace files; not edge or opinfo (no timing there in the original)
+  bool timed_by_default = false;  // smoke, torchbench and trace files; not edge, opinfo or facto (no timing there in the original)
 };
 
 struct RunRequest {
