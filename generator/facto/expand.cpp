@@ -100,19 +100,19 @@ class Expander {
       case ShapeRule::kBroadcast:
       case ShapeRule::kInto: {
         std::vector<std::pair<std::string, Shape>> shapes = {{"same shape", of}};
-        if (of.size() >= 2) shapes.push_back({"fewer dims", Shape(of.begin() + 1, of.end())});
+        if (of.size() >= 2) shapes.push_back({"broadcast: fewer dims", Shape(of.begin() + 1, of.end())});
         if (!of.empty()) {
           Shape first = of, last = of;
           first.front() = 1;
           last.back() = 1;
-          shapes.push_back({"size-1 dim 0", first});
-          if (of.size() >= 2) shapes.push_back({"size-1 last dim", last});
-          shapes.push_back({"0-dim", {}});
+          shapes.push_back({"broadcast: size-1 dim 0", first});
+          if (of.size() >= 2) shapes.push_back({"broadcast: size-1 last dim", last});
+          shapes.push_back({"broadcast: 0-dim", {}});
         }
         if (rule == ShapeRule::kBroadcast) {
           Shape larger = of;
           larger.insert(larger.begin(), 4);
-          shapes.push_back({"larger (the first operand broadcasts)", larger});
+          shapes.push_back({"broadcast: larger (the first operand broadcasts)", larger});
         }
         return shapes;
       }

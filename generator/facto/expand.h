@@ -18,7 +18,7 @@
 namespace backendbench::facto {
 
 struct FactoCase {
-  std::string probe;      // what it varies: "dtype i64", "empty", "other: size-1 dim 0", "dim -1"
+  std::string probe;      // what it varies: "dtype i64", "empty", "other: broadcast: size-1 dim 0", "dim -1"
   std::string arguments;  // ((positional...), {keywords}), as in a trace line
 };
 

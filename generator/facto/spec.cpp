@@ -55,7 +55,7 @@ bool is_value(const std::string& text) {
     }
     return true;
   }
-  if (text == "inf" || text == "-inf" || text == "nan" || text == "True" || text == "False") return true;
+  if (text == "inf" || text == "-inf" || text == "nan" || text == "True" || text == "False" || text == "None") return true;
   size_t used = 0;
   try {
     (void)std::stod(text, &used);
@@ -253,7 +253,8 @@ ArgumentSpec parse_argument(const std::string& file, int line_number, const std:
       for (const std::string& item : split(value, ',')) {
         if (!is_value(item)) {
           fail(file, line_number, value_column, "'" + item + "' is not a value",
-               "integers, floats, inf, -inf, nan, True, False or quoted words ('tanh'), comma-separated");
+               "integers, floats, inf, -inf, nan, True, False, None, quoted words ('tanh') or integer lists ([1,0]), "
+               "comma-separated");
         }
         // A list in the trace language's own spelling: [1, -1].
         argument.values.push_back(item.front() == '[' ? "[" + [&] {

@@ -164,10 +164,10 @@ TEST(FactoExpand, BinaryOperatorMeetsEveryEdge) {
   EXPECT_EQ(by_probe["self: size-0 dim (empty)"], "((T([0, 5], f32), T([0, 5], f32)), {'alpha': 1})");
   EXPECT_EQ(by_probe["self: 0-dim"], "((T([], f32), T([], f32)), {'alpha': 1})");
   EXPECT_EQ(by_probe["self: non-contiguous (transposed)"], "((T([3, 5], f32, stride=(1, 3)), T([3, 5], f32)), {'alpha': 1})");
-  EXPECT_EQ(by_probe["other: fewer dims"], "((T([3, 5], f32), T([5], f32)), {'alpha': 1})");
-  EXPECT_EQ(by_probe["other: size-1 dim 0"], "((T([3, 5], f32), T([1, 5], f32)), {'alpha': 1})");
-  EXPECT_EQ(by_probe["other: 0-dim"], "((T([3, 5], f32), T([], f32)), {'alpha': 1})");
-  EXPECT_EQ(by_probe["other: larger (the first operand broadcasts)"], "((T([3, 5], f32), T([4, 3, 5], f32)), {'alpha': 1})");
+  EXPECT_EQ(by_probe["other: broadcast: fewer dims"], "((T([3, 5], f32), T([5], f32)), {'alpha': 1})");
+  EXPECT_EQ(by_probe["other: broadcast: size-1 dim 0"], "((T([3, 5], f32), T([1, 5], f32)), {'alpha': 1})");
+  EXPECT_EQ(by_probe["other: broadcast: 0-dim"], "((T([3, 5], f32), T([], f32)), {'alpha': 1})");
+  EXPECT_EQ(by_probe["other: broadcast: larger (the first operand broadcasts)"], "((T([3, 5], f32), T([4, 3, 5], f32)), {'alpha': 1})");
   EXPECT_EQ(by_probe["other: dtype f16 (promotion)"], "((T([3, 5], f32), T([3, 5], f16)), {'alpha': 1})");
   EXPECT_EQ(by_probe["alpha = 2"], "((T([3, 5], f32), T([3, 5], f32)), {'alpha': 2})");
   // Every line is the trace language.
@@ -179,8 +179,8 @@ TEST(FactoExpand, BinaryOperatorMeetsEveryEdge) {
 
 TEST(FactoExpand, InPlaceOperandNeverOutgrowsSelf) {
   const auto cases = expand(spec_of("Operator: aten.add_.Tensor\n  self: tensor dtypes=f32\n  other: tensor into=self\n"), 100);
-  EXPECT_EQ(probes_of(cases).count("other: larger (the first operand broadcasts)"), 0u);
-  EXPECT_EQ(probes_of(cases).count("other: size-1 last dim"), 1u);
+  EXPECT_EQ(probes_of(cases).count("other: broadcast: larger (the first operand broadcasts)"), 0u);
+  EXPECT_EQ(probes_of(cases).count("other: broadcast: size-1 last dim"), 1u);
 }
 
 TEST(FactoExpand, DimsCoverNegativeDimsAndRanks) {
@@ -212,7 +212,7 @@ TEST(FactoExpand, BoundTakesFromEveryAxisAndIsDeterministic) {
   EXPECT_EQ(few[0].probe, "dtype f32");
   EXPECT_EQ(few[1].probe, "self: size-0 dim (empty)");
   EXPECT_EQ(few[2].probe, "self: 0-dim");
-  EXPECT_EQ(few[3].probe, "other: fewer dims");
+  EXPECT_EQ(few[3].probe, "other: broadcast: fewer dims");
   EXPECT_EQ(suite_text({add}, 10, {"a.spec"}), suite_text({add}, 10, {"a.spec"}));
   std::set<std::string> distinct;
   for (const FactoCase& item : expand(add, 1000)) EXPECT_TRUE(distinct.insert(item.arguments).second) << item.arguments;
