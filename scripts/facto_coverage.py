@@ -13,7 +13,8 @@ import sys
 
 EDGE_KINDS = [  # (name, what in a case's "# facto:" comment marks it)
     ("empty", r"size-0 dim"), ("0-dim", r"^\w+: 0-dim$"), ("size-1", r"^\w+: size-1 dim"),
-    ("strided", r"non-contiguous"), ("odd length", r"odd length"),
+    ("strided", r"non-contiguous"), ("expanded", r"expanded \(zero stride\)"), ("specials", r"special values"),
+    ("odd length", r"odd length"),
     ("broadcast", r": broadcast: "), ("promotion", r"\(promotion\)"),
     ("negative dim", r"^\w+ (-\d|\[-?\d+, -)"), ("ranks", r": rank \d"), ("values", r" = "),
 ]

@@ -33,11 +33,28 @@ Shape transposed_strides(const Shape& shape) {
   return strides;
 }
 
+Shape contiguous_strides(const Shape& shape) {
+  Shape strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * std::max<int64_t>(shape[d], 1);
+  return strides;
+}
+
+// The values a tensor of `elements` elements gets for the special-values edge: NaN, both
+// infinities, both zeros, denormals (f32's), numbers either side of 0, and the largest f32.
+std::string special_values(int64_t elements) {
+  static const std::vector<std::string> specials = {"nan", "inf", "-inf", "-0.0", "0.0", "1e-40", "-1e-40",
+                                                    "1.5", "-2.5", "3.4028234663852886e+38"};
+  std::string text = "[";
+  for (int64_t i = 0; i < elements; ++i) text += (i ? ", " : "") + specials[static_cast<size_t>(i) % specials.size()];
+  return text + "]";
+}
+
 // One argument's choice in a case.
 struct Choice {
   std::string dtype;  // tensor
   Shape shape;        // free tensor
-  Shape strides;      // free tensor: empty means contiguous
+  Shape strides;      // empty means contiguous
+  bool specials = false;  // free tensor: its values are special_values()
   int variant = 0;    // dependent tensor: which shape of its rule (0: the plain one)
   int64_t dim = 0;    // dim
   Shape dims;         // dims
@@ -181,6 +198,22 @@ class Expander {
       Case odd = start;
       odd[first].shape.back() = 1031;
       edges.push_back({name + ": odd length past a vector width", odd});
+      if (primary.allow_expanded && shape.front() > 1) {
+        Case expanded = start;
+        expanded[first].strides = contiguous_strides(shape);
+        expanded[first].strides.front() = 0;
+        edges.push_back({name + ": expanded (zero stride)", expanded});
+      }
+    }
+    // NaN, infinities, signed zeros and denormals, in the first floating dtype it takes.
+    const auto floating = std::find_if(primary.dtypes.begin(), primary.dtypes.end(), [](const std::string& dtype) {
+      return dtype == "f32" || dtype == "f64" || dtype == "f16" || dtype == "bf16";
+    });
+    if (primary.allow_specials && primary.edges && floating != primary.dtypes.end()) {
+      Case special = start;
+      special[first].dtype = *floating;
+      special[first].specials = true;
+      edges.push_back({name + ": special values (nan, inf, -0.0, denormal) in " + *floating, special});
     }
     all.push_back(dtypes);
     all.push_back(edges);
@@ -195,6 +228,16 @@ class Expander {
           Case varied = start;
           varied[i].variant = static_cast<int>(variant);
           axis.push_back({argument.name + ": " + shapes[variant].first, varied});
+        }
+        const Shape plain = shapes.front().second;
+        const bool elementwise = argument.shape == ShapeRule::kSame || argument.shape == ShapeRule::kBroadcast ||
+                                 argument.shape == ShapeRule::kInto;
+        if (elementwise && argument.allow_strided && !plain.empty() && (plain.size() >= 2 || plain.front() > 1)) {
+          Case varied = start;
+          varied[i].strides = transposed_strides(plain);
+          axis.push_back({argument.name + (plain.size() == 1 ? ": non-contiguous (every other element)"
+                                                              : ": non-contiguous (transposed)"),
+                          varied});
         }
         for (size_t d = 1; d < argument.dtypes.size(); ++d) {
           Case varied = start;
@@ -257,7 +300,12 @@ class Expander {
         case ArgumentKind::kTensor: {
           const auto [shape, dtype] = tensor_of(chosen, i);
           value = "T(" + list_text(shape) + ", " + dtype;
-          if (argument.shape == ShapeRule::kFree && !choice.strides.empty()) value += ", stride=" + tuple_text(choice.strides);
+          if (!choice.strides.empty() && choice.strides.size() == shape.size()) value += ", stride=" + tuple_text(choice.strides);
+          if (choice.specials) {
+            int64_t elements = 1;
+            for (int64_t size : shape) elements *= size;
+            value += ", values=" + special_values(elements);
+          }
           value += ")";
           break;
         }

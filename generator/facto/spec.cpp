@@ -109,6 +109,7 @@ bool takes(ArgumentKind kind, const std::string& key) {
   switch (kind) {
     case ArgumentKind::kTensor:
       return key == "dtypes" || key == "promote" || key == "rank" || key == "empty" || key == "strided" ||
+             key == "expanded" || key == "specials" ||
              key == "edges" || key == "base" || shape_rules().count(key) > 0;
     case ArgumentKind::kDim:
     case ArgumentKind::kDims:
@@ -127,7 +128,8 @@ bool takes(ArgumentKind kind, const std::string& key) {
 std::string attributes_of(ArgumentKind kind) {
   switch (kind) {
     case ArgumentKind::kTensor:
-      return "dtypes=, promote=, rank=, base=AxB..., empty=no, strided=no, edges=no, or one of same=, broadcast=, "
+      return "dtypes=, promote=, rank=, base=AxB..., empty=no, strided=no, expanded=no, specials=no, edges=no, or one of "
+             "same=, broadcast=, "
              "into=, matmul=, bmm=, lastdim=, channels= naming an earlier tensor";
     case ArgumentKind::kDim:
     case ArgumentKind::kDims:
@@ -230,9 +232,13 @@ ArgumentSpec parse_argument(const std::string& file, int line_number, const std:
       if (argument.rank_min < 0 || argument.rank_max > 6 || argument.rank_min > argument.rank_max) {
         fail(file, line_number, value_column, "rank '" + value + "' is out of range", "ranks within 0..6, the smaller first");
       }
-    } else if (key == "empty" || key == "strided" || key == "edges") {
+    } else if (key == "empty" || key == "strided" || key == "edges" || key == "expanded" || key == "specials") {
       if (value != "no") fail(file, line_number, value_column, "'" + word.text + "' is not a setting", key + "=no");
-      (key == "empty" ? argument.allow_empty : key == "strided" ? argument.allow_strided : argument.edges) = false;
+      (key == "empty"      ? argument.allow_empty
+       : key == "strided"  ? argument.allow_strided
+       : key == "expanded" ? argument.allow_expanded
+       : key == "specials" ? argument.allow_specials
+                           : argument.edges) = false;
     } else if (key == "base") {
       for (const std::string& size : split(value, 'x')) {
         if (size.empty() || size.size() > 6 || size.find_first_not_of("0123456789") != std::string::npos) {

@@ -48,7 +48,9 @@ struct ArgumentSpec {
   ShapeRule shape = ShapeRule::kFree;
   std::string of;                   // the tensor argument a shape rule, dim or dims refers to
   bool allow_empty = true;          // free tensor: size-0 shapes are valid inputs
-  bool allow_strided = true;        // free tensor: non-contiguous views are valid inputs
+  bool allow_strided = true;        // non-contiguous views are valid inputs
+  bool allow_expanded = true;       // free tensor: a zero-stride (expanded) view is a valid input (not where it is written)
+  bool allow_specials = true;       // free tensor: NaN, ±inf, -0.0 and denormal values are valid inputs
   bool edges = true;                // the first free tensor: its edge shapes and ranks are valid inputs
   std::vector<int64_t> base;        // free tensor: its shape when given (base=2x3x8x8); its rank is then fixed
   bool has_base = false;

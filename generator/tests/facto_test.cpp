@@ -170,11 +170,27 @@ TEST(FactoExpand, BinaryOperatorMeetsEveryEdge) {
   EXPECT_EQ(by_probe["other: broadcast: larger (the first operand broadcasts)"], "((T([3, 5], f32), T([4, 3, 5], f32)), {'alpha': 1})");
   EXPECT_EQ(by_probe["other: dtype f16 (promotion)"], "((T([3, 5], f32), T([3, 5], f16)), {'alpha': 1})");
   EXPECT_EQ(by_probe["alpha = 2"], "((T([3, 5], f32), T([3, 5], f32)), {'alpha': 2})");
+  EXPECT_EQ(by_probe["self: expanded (zero stride)"], "((T([3, 5], f32, stride=(0, 1)), T([3, 5], f32)), {'alpha': 1})");
+  EXPECT_EQ(by_probe["other: non-contiguous (transposed)"], "((T([3, 5], f32), T([3, 5], f32, stride=(1, 3))), {'alpha': 1})");
+  EXPECT_EQ(by_probe["self: special values (nan, inf, -0.0, denormal) in f32"],
+            "((T([3, 5], f32, values=[nan, inf, -inf, -0.0, 0.0, 1e-40, -1e-40, 1.5, -2.5, 3.4028234663852886e+38, nan, inf, "
+            "-inf, -0.0, 0.0]), T([3, 5], f32)), {'alpha': 1})");
   // Every line is the trace language.
   for (const FactoCase& item : cases) {
     const auto parsed = parse::parse_trace("Operator: aten.add.Tensor\ncnt: 1, " + item.arguments + "\n", "x.txt");
     EXPECT_TRUE(parsed.errors.empty()) << item.arguments;
   }
+}
+
+TEST(FactoExpand, SettingsLeaveEdgesOut) {
+  const auto cases = expand(spec_of("Operator: aten.add_.Tensor\n  self: tensor dtypes=i64,f16 expanded=no empty=no strided=no\n"
+                                    "  other: tensor into=self\n"),
+                            100);
+  const std::set<std::string> probes = probes_of(cases);
+  EXPECT_EQ(probes.count("self: expanded (zero stride)"), 0u);
+  EXPECT_EQ(probes.count("self: size-0 dim (empty)"), 0u);
+  EXPECT_EQ(probes.count("self: non-contiguous (transposed)"), 0u);
+  EXPECT_EQ(probes.count("self: special values (nan, inf, -0.0, denormal) in f16"), 1u);  // its first floating dtype
 }
 
 TEST(FactoExpand, InPlaceOperandNeverOutgrowsSelf) {
