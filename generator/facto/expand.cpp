@@ -55,6 +55,7 @@ struct Choice {
   Shape shape;        // free tensor
   Shape strides;      // empty means contiguous
   bool specials = false;  // free tensor: its values are special_values()
+  bool number = false;    // dependent tensor: written as its spec's Python number instead
   int variant = 0;    // dependent tensor: which shape of its rule (0: the plain one)
   int64_t dim = 0;    // dim
   Shape dims;         // dims
@@ -244,6 +245,11 @@ class Expander {
           varied[i].dtype = argument.dtypes[d];
           axis.push_back({argument.name + ": dtype " + argument.dtypes[d], varied});
         }
+        if (!argument.number.empty()) {
+          Case varied = start;
+          varied[i].number = true;
+          axis.push_back({argument.name + ": a Python number (" + argument.number + ")", varied});
+        }
         for (const std::string& dtype : argument.promotions) {
           Case varied = start;
           varied[i].dtype = dtype;
@@ -298,6 +304,10 @@ class Expander {
       std::string value;
       switch (argument.kind) {
         case ArgumentKind::kTensor: {
+          if (choice.number) {
+            value = argument.number;
+            break;
+          }
           const auto [shape, dtype] = tensor_of(chosen, i);
           value = "T(" + list_text(shape) + ", " + dtype;
           if (!choice.strides.empty() && choice.strides.size() == shape.size()) value += ", stride=" + tuple_text(choice.strides);

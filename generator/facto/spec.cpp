@@ -109,7 +109,7 @@ bool takes(ArgumentKind kind, const std::string& key) {
   switch (kind) {
     case ArgumentKind::kTensor:
       return key == "dtypes" || key == "promote" || key == "rank" || key == "empty" || key == "strided" ||
-             key == "expanded" || key == "specials" ||
+             key == "expanded" || key == "specials" || key == "number" ||
              key == "edges" || key == "base" || shape_rules().count(key) > 0;
     case ArgumentKind::kDim:
     case ArgumentKind::kDims:
@@ -128,7 +128,7 @@ bool takes(ArgumentKind kind, const std::string& key) {
 std::string attributes_of(ArgumentKind kind) {
   switch (kind) {
     case ArgumentKind::kTensor:
-      return "dtypes=, promote=, rank=, base=AxB..., empty=no, strided=no, expanded=no, specials=no, edges=no, or one of "
+      return "dtypes=, promote=, number=, rank=, base=AxB..., empty=no, strided=no, expanded=no, specials=no, edges=no, or one of "
              "same=, broadcast=, "
              "into=, matmul=, bmm=, lastdim=, channels= naming an earlier tensor";
     case ArgumentKind::kDim:
@@ -239,6 +239,11 @@ ArgumentSpec parse_argument(const std::string& file, int line_number, const std:
        : key == "expanded" ? argument.allow_expanded
        : key == "specials" ? argument.allow_specials
                            : argument.edges) = false;
+    } else if (key == "number") {
+      if (!is_value(value) || value.front() == '[' || value.front() == '\'') {
+        fail(file, line_number, value_column, "'" + value + "' is not a number", "number=<a number, e.g. 2.5>");
+      }
+      argument.number = value;
     } else if (key == "base") {
       for (const std::string& size : split(value, 'x')) {
         if (size.empty() || size.size() > 6 || size.find_first_not_of("0123456789") != std::string::npos) {
@@ -287,9 +292,11 @@ ArgumentSpec parse_argument(const std::string& file, int line_number, const std:
       fail(file, line_number, argument.where.column, "tensor '" + name + "' lists no dtypes",
            "dtypes=<abbreviations or groups> on a tensor whose shape follows no other");
     }
-    if (!argument.promotions.empty() && argument.shape == ShapeRule::kFree) {
-      fail(file, line_number, argument.where.column, "promote= on tensor '" + name + "', whose shape follows no other",
-           "promote= on a tensor with same=, broadcast=, into=, matmul=, bmm= or lastdim=");
+    if ((!argument.promotions.empty() || !argument.number.empty()) && argument.shape == ShapeRule::kFree) {
+      fail(file, line_number, argument.where.column,
+           (argument.number.empty() ? "promote=" : "number=") + std::string(" on tensor '") + name +
+               "', whose shape follows no other",
+           "promote= or number= on a tensor with same=, broadcast=, into=, matmul=, bmm=, lastdim= or channels=");
     }
   }
   return argument;

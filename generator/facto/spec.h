@@ -44,6 +44,7 @@ struct ArgumentSpec {
   bool keyword = false;             // written in the keyword dict, not the positional tuple
   std::vector<std::string> dtypes;  // tensor: dtype abbreviations (f32, i64, b8, ...), in order; dtype kind: the values
   std::vector<std::string> promotions;  // dependent tensor: other dtypes to pair with its `of` tensor's (type promotion)
+  std::string number;               // dependent tensor: a Python number it may also be (a wrapped scalar), or ""
   int rank_min = 0, rank_max = 4;   // tensor with a free shape
   ShapeRule shape = ShapeRule::kFree;
   std::string of;                   // the tensor argument a shape rule, dim or dims refers to

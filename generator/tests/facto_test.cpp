@@ -138,6 +138,11 @@ TEST(FactoSpecDiagnostics, PromotionOnAFreeTensor) {
                 .find("t.spec:2:3: error: promote= on tensor 'self', whose shape follows no other"),
             std::string::npos);
 }
+TEST(FactoSpecDiagnostics, NumberThatIsNotANumber) {
+  EXPECT_NE(error_of("Operator: aten.add.Tensor\n  self: tensor dtypes=f32\n  other: tensor broadcast=self number='x'\n")
+                .find("t.spec:3:39: error: ''x'' is not a number; expected number=<a number"),
+            std::string::npos);
+}
 TEST(FactoSpecDiagnostics, OperatorWithoutAFreeTensor) {
   EXPECT_NE(error_of("Operator: aten.relu.default\n").find("t.spec:1:11: error: aten.relu.default has no tensor argument"),
             std::string::npos);
@@ -154,7 +159,7 @@ std::set<std::string> probes_of(const std::vector<FactoCase>& cases) {
 TEST(FactoExpand, BinaryOperatorMeetsEveryEdge) {
   const auto cases = expand(spec_of("Operator: aten.add.Tensor\n"
                                     "  self: tensor dtypes=f32,i64\n"
-                                    "  other: tensor broadcast=self promote=f16\n"
+                                    "  other: tensor broadcast=self promote=f16 number=2.5\n"
                                     "  alpha: keyword values=1,2\n"),
                             100);
   std::map<std::string, std::string> by_probe;
@@ -170,6 +175,7 @@ TEST(FactoExpand, BinaryOperatorMeetsEveryEdge) {
   EXPECT_EQ(by_probe["other: broadcast: larger (the first operand broadcasts)"], "((T([3, 5], f32), T([4, 3, 5], f32)), {'alpha': 1})");
   EXPECT_EQ(by_probe["other: dtype f16 (promotion)"], "((T([3, 5], f32), T([3, 5], f16)), {'alpha': 1})");
   EXPECT_EQ(by_probe["alpha = 2"], "((T([3, 5], f32), T([3, 5], f32)), {'alpha': 2})");
+  EXPECT_EQ(by_probe["other: a Python number (2.5)"], "((T([3, 5], f32), 2.5), {'alpha': 1})");
   EXPECT_EQ(by_probe["self: expanded (zero stride)"], "((T([3, 5], f32, stride=(0, 1)), T([3, 5], f32)), {'alpha': 1})");
   EXPECT_EQ(by_probe["other: non-contiguous (transposed)"], "((T([3, 5], f32), T([3, 5], f32, stride=(1, 3))), {'alpha': 1})");
   EXPECT_EQ(by_probe["self: special values (nan, inf, -0.0, denormal) in f32"],
