@@ -61,7 +61,7 @@ def bad_arguments():
     out = os.path.join(args.work, "must_not_exist")
     never_built = os.path.join(args.work, "never_built")
     cases = [
-        (["--suite", "smok"], r"^--suite: error: unknown suite 'smok'; expected smoke, edge"),
+        (["--suite", "smok"], r"^--suite: error: unknown suite 'smok'; expected smoke, edge, opinfo, facto, torchbench"),
         (["--backend", "tritn"], r"^--backend: error: unknown backend 'tritn'; expected aten, directory"),
         (["--ops", "frobnicate"], r"^--ops: error: unknown operator 'frobnicate'; expected ATen operators"),
         (["--backend", "no/such/kernels"], r"^--backend: error: kernel folder 'no/such/kernels' does not exist; expected"),
