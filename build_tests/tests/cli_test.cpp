@@ -120,7 +120,7 @@ TEST(RunArguments, ListsKernelFoldersTimingAndFileSuites) {
 TEST(RunArguments, UnknownSuite) {
   Scratch scratch;
   EXPECT_EQ(error_of(with([](RunArguments& a) { a.suite = "smok"; }), scratch),
-            "--suite: error: unknown suite 'smok'; expected smoke, edge, opinfo, torchbench, sample, or a trace file or "
+            "--suite: error: unknown suite 'smok'; expected smoke, edge, opinfo, facto, torchbench, sample, or a trace file or "
             "folder of them (.txt, .json, .jsonl), comma-separated");
 }
 
