@@ -25,27 +25,38 @@ using namespace backendbench;
 
 namespace {
 
-// Files as given; folders expand to their *.txt files, recursively, sorted.
-std::vector<std::string> expand_trace_paths(const std::vector<std::string>& paths) {
+// What a folder argument may hold: the extensions, and the wording of the two errors.
+struct InputKind {
+  std::vector<std::string> extensions;
+  std::string files;   // "trace files"
+  std::string expect;  // "*.txt traces or *.json/*.jsonl datasets"
+  std::string single;  // "a trace file"
+};
+
+const InputKind kTraceInputs = {{".txt", ".json", ".jsonl"}, "trace files", "*.txt traces or *.json/*.jsonl datasets",
+                                "a trace file"};
+const InputKind kSpecInputs = {{".spec"}, "FACTO specifications", "*.spec files", "a .spec file"};
+
+// Files as given; folders expand to their files of the kind, recursively, sorted.
+std::vector<std::string> expand_paths(const std::vector<std::string>& paths, const InputKind& kind) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {
     if (fs::is_directory(path)) {
       std::vector<std::string> found;
       for (const auto& entry : fs::recursive_directory_iterator(path)) {
         const std::string extension = entry.path().extension().string();
-        if (entry.is_regular_file() && (extension == ".txt" || extension == ".json" || extension == ".jsonl")) {
+        if (entry.is_regular_file() &&
+            std::find(kind.extensions.begin(), kind.extensions.end(), extension) != kind.extensions.end()) {
           found.push_back(entry.path().string());
         }
       }
-      if (found.empty()) {
-        throw DiagnosticError({path, 0, 0, "folder holds no trace files", "*.txt traces or *.json/*.jsonl datasets"});
-      }
+      if (found.empty()) throw DiagnosticError({path, 0, 0, "folder holds no " + kind.files, kind.expect});
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
     } else if (fs::exists(path)) {
       files.push_back(path);
     } else {
-      throw DiagnosticError({path, 0, 0, "no such file or folder", "a trace file or a folder of trace files"});
+      throw DiagnosticError({path, 0, 0, "no such file or folder", kind.single + " or a folder of " + kind.files});
     }
   }
   return files;
@@ -66,7 +77,7 @@ bool parse_all(const std::vector<std::string>& files, std::vector<parse::TraceFi
 }
 
 int run_check(const std::vector<std::string>& paths) {
-  const std::vector<std::string> files = expand_trace_paths(paths);
+  const std::vector<std::string> files = expand_paths(paths, kTraceInputs);
   std::vector<parse::TraceFile> traces;
   const bool clean = parse_all(files, traces);
   std::set<std::string> operators;
@@ -158,7 +169,7 @@ int run_suite(const GenerateOptions& options) {
     kernels.insert(kernels.end(), library.operators.begin(), library.operators.end());
   }
   std::vector<parse::TraceFile> traces;
-  if (!parse_all(expand_trace_paths(options.traces), traces)) return 1;
+  if (!parse_all(expand_paths(options.traces, kTraceInputs), traces)) return 1;
   model::SuiteOptions suite_options;
   suite_options.op_filters = options.ops;
   suite_options.top_n = options.top_n;
@@ -237,22 +248,7 @@ struct FactoOptions {
 // Reads every specification and checks it against the installed libtorch's schema before
 // writing anything; writes the suite's trace file only when its text changed.
 int run_facto(const FactoOptions& options) {
-  std::vector<std::string> files;
-  for (const std::string& path : options.specs) {
-    if (fs::is_directory(path)) {
-      std::vector<std::string> found;
-      for (const auto& entry : fs::directory_iterator(path)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".spec") found.push_back(entry.path().string());
-      }
-      std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
-    } else if (fs::exists(path)) {
-      files.push_back(path);
-    } else {
-      throw DiagnosticError({path, 0, 0, "no such file or folder", "a .spec file or a folder of them"});
-    }
-  }
-  if (files.empty()) throw DiagnosticError({options.specs.front(), 0, 0, "no .spec files", "FACTO specifications (*.spec)"});
+  const std::vector<std::string> files = expand_paths(options.specs, kSpecInputs);
   schema::TorchSchemaSource schemas;
   std::vector<facto::OperatorSpec> specs;
   std::map<std::string, std::string> defined_in;
