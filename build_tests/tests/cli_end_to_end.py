@@ -60,7 +60,14 @@ def bad_arguments():
     os.makedirs(args.work, exist_ok=True)
     out = os.path.join(args.work, "must_not_exist")
     never_built = os.path.join(args.work, "never_built")
+    # A malformed trace (in a folder of good ones) is read before anything is built.
+    bad_traces = os.path.join(args.work, "bad_traces")
+    os.makedirs(bad_traces, exist_ok=True)
+    shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces", "smoke.txt"), bad_traces)
+    with open(os.path.join(bad_traces, "bad.txt"), "w") as bad:
+        bad.write("Operator: aten.relu.default\ncnt: x, ((T([2], f32),), {})\n")
     cases = [
+        (["--suite", bad_traces], r"bad_traces/bad\.txt:2:6: error: malformed count; expected a non-negative integer"),
         (["--suite", "smok"], r"^--suite: error: unknown suite 'smok'; expected smoke, edge, opinfo, facto, torchbench"),
         (["--backend", "tritn"], r"^--backend: error: unknown backend 'tritn'; expected aten, directory"),
         (["--ops", "frobnicate"], r"^--ops: error: unknown operator 'frobnicate'; expected ATen operators"),

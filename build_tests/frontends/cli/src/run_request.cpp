@@ -10,9 +10,11 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "backendbench/files.h"
 #include "backendbench/settings.h"
 #include "cli/errors.h"
 #include "language/naming.h"
+#include "language/parser.h"
 
 namespace backendbench::cli {
 namespace {
@@ -66,6 +68,23 @@ const char* kSuiteForm =
     "smoke, edge, opinfo, facto, torchbench, sample, or a trace file or folder of them (.txt, .json, .jsonl), "
     "comma-separated";
 
+// Every trace file of a suite given as a path is read before anything is built: a malformed
+// line is the run's one error, at its file, line and column (exit 2), and no kernel is blamed.
+void check_trace_files(const std::string& path) {
+  std::vector<std::string> files;
+  if (is_directory(path)) {
+    for (const char* extension : {".txt", ".json", ".jsonl"}) {
+      for (std::string& file : files::files_ending_with(path, extension)) files.push_back(std::move(file));
+    }
+  } else {
+    files.push_back(path);
+  }
+  for (const std::string& file : files) {
+    const parse::ParseResult parsed = parse::parse_trace_file(file);
+    if (!parsed.errors.empty()) throw DiagnosticError(parsed.errors.front());
+  }
+}
+
 SuiteChoice suite_choice(const std::string& item) {
   if (std::find(kBuiltinSuites.begin(), kBuiltinSuites.end(), item) != kBuiltinSuites.end()) {
     return {item, "", item == "smoke" || item == "torchbench" || item == "sample"};
@@ -81,6 +100,7 @@ SuiteChoice suite_choice(const std::string& item) {
     throw CliError("--suite", "trace file '" + item + "' would be named like the built-in suite '" + name + "'",
                    "a trace file whose name is not smoke, edge, opinfo, facto, torchbench or sample");
   }
+  check_trace_files(item);
   return {name, absolute(item), true};
 }
 
