@@ -14,7 +14,12 @@ if(NOT Torch_FOUND)
     COMMAND "${Python3_EXECUTABLE}" -c "import torch; print(torch.utils.cmake_prefix_path)"
     OUTPUT_VARIABLE _backendbench_torch_prefix OUTPUT_STRIP_TRAILING_WHITESPACE
     ERROR_VARIABLE _backendbench_torch_error RESULT_VARIABLE _backendbench_torch_result)
-  if(NOT _backendbench_torch_result EQUAL 0)
+  if(NOT _backendbench_torch_result EQUAL 0 AND DEFINED SKBUILD)
+    # pip's default build runs in a fresh environment of its own, which has no torch even where
+    # the user's has: the installed torch is the one the backend must be built against.
+    message(FATAL_ERROR "libtorch not found: pip built in an isolated environment, which has no torch; "
+                        "expected `pip install --no-build-isolation .` in the environment where torch is installed")
+  elseif(NOT _backendbench_torch_result EQUAL 0)
     message(FATAL_ERROR "libtorch not found: set Torch_DIR or CMAKE_PREFIX_PATH, or `pip install torch` "
                         "for ${Python3_EXECUTABLE} (python said: ${_backendbench_torch_error})")
   endif()
