@@ -3,9 +3,10 @@
 //
 // The cases vary one thing at a time from a base case (the first dtype, a rank-2 tensor where
 // the rank allows, every other argument at its first value): each dtype of the first tensor, each
-// rank it allows, the edge shapes (size-0, a size-1 dim, a non-contiguous view, an odd length past
-// a vector width), the shapes a dependent tensor may broadcast from (fewer dims, size-1 dims,
-// 0-dim, larger), a dependent tensor's own dtypes, every dim of the rank (negative ones too), and
+// rank it allows, the edge shapes (size-0, a size-1 dim, a transposed and an expanded view, an odd
+// length past a vector width), NaN/±inf/-0.0/denormal values, the shapes a dependent tensor may
+// broadcast from (fewer dims, size-1 dims, 0-dim, larger), a transposed or Python-number dependent,
+// a dependent tensor's own and promotion dtypes, every dim of the rank (negative ones too), and
 // each listed value. Cases are taken from these in turn, one from each, until `max_cases`.
 #pragma once
 

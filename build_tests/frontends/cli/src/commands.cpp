@@ -287,8 +287,6 @@ std::vector<Verdict> collect(const std::vector<Entry>& entries, const std::vecto
   return verdicts;
 }
 
-// What the run hands out: `gpus` GPUs (gpu_slot.h: gpus_to_allocate) of `slots` correctness
-// entries each. With none, the entries declare no GPU and ctest gets no resource spec.
 // The cores this process may run on (a scheduler's cgroup or affinity, not the machine's).
 int cores_here() {
   cpu_set_t allowed;
@@ -299,6 +297,8 @@ int cores_here() {
 // Intra-op threads for each of `at_once` entries sharing `cores`.
 int threads_per_entry(int cores, int at_once) { return std::max(1, cores / std::max(1, at_once)); }
 
+// What the run hands out: `gpus` GPUs (gpu_slot.h: gpus_to_allocate) of `slots` correctness
+// entries each. With none, the entries declare no GPU and ctest gets no resource spec.
 struct GpuPlan {
   int gpus = 0, slots = 1;
   std::string spec_path;  // the resource spec the run wrote; "" with no GPU
