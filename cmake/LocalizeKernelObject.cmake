@@ -7,12 +7,28 @@
 # (backendbench_kernel_<operator>_impl<N>_entries, named by the generator), which the library's
 # index calls, stays global.
 #
-# cmake -DNM=nm -DOBJCOPY=objcopy -DINPUT=in.o -DOUTPUT=out.o -P LocalizeKernelObject.cmake
+# A two-part CUDA kernel has two objects (its binding and its device part): INPUT names both,
+# separated by '|', and they are first linked into one relocatable object (ld -r), so that the
+# binding's calls of the device part's launchers stay resolved once both are local.
+#
+# cmake -DNM=nm -DOBJCOPY=objcopy -DLINKER=ld -DINPUT=in.o[|in2.o] -DOUTPUT=out.o -P LocalizeKernelObject.cmake
 foreach(required IN ITEMS NM OBJCOPY INPUT OUTPUT)
   if(NOT ${required})
     message(FATAL_ERROR "LocalizeKernelObject.cmake: -D${required}= is missing")
   endif()
 endforeach()
+string(REPLACE "|" ";" inputs "${INPUT}")
+list(LENGTH inputs input_count)
+if(input_count GREATER 1)
+  if(NOT LINKER)
+    message(FATAL_ERROR "LocalizeKernelObject.cmake: -DLINKER= is missing; expected ld, to join ${INPUT}")
+  endif()
+  set(INPUT "${OUTPUT}.joined.o")
+  execute_process(COMMAND "${LINKER}" -r -o "${INPUT}" ${inputs} RESULT_VARIABLE result ERROR_VARIABLE error)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "${inputs}: error: ld -r failed: ${error}")
+  endif()
+endif()
 execute_process(COMMAND "${NM}" --defined-only --extern-only --format=posix "${INPUT}"
                 OUTPUT_VARIABLE symbols RESULT_VARIABLE result ERROR_VARIABLE error)
 if(NOT result EQUAL 0)

@@ -6,10 +6,19 @@ kernels, so every second measured is the harness's (write, generate the binding,
 run the suites' test executables on the feedback cases, read the verdicts).
 
     scripts/llm_loop_speed.py [--build build] [--concurrency 1,2,4] [--rounds 3] [--workers 1]
+                              [--language cpp|cuda|cuda-classic] [--mix]
 
 Prints, per concurrency: candidates, wall seconds of the generation phase, candidates per minute,
 and the median and 90th percentile of answer-to-verdict, build and check seconds (from each
-attempt's attempt.json), for the smoke and edge suites on relu, add.Tensor, mul.Tensor and neg.
+attempt's attempt.json), for the smoke and edge suites on relu, add.Tensor, mul.Tensor and neg
+(C++, on the CPU), or on relu alone with CUDA candidates (on a GPU): `cuda` answers with a
+two-part kernel (README, "Two-part CUDA kernels"), `cuda-classic` with one whose every line nvcc
+compiles with ATen's headers. With --mix (C++), the answers of each operator cycle through a
+correct kernel, a wrong one, one that does not compile and one that hangs (its case times out
+after BACKENDBENCH_CASE_TIMEOUT, 5 s here), as a training run's samples would.
+
+Also printed: how busy the machine's cores were over each run (from /proc/stat) and its GPU
+(nvidia-smi sampled every 200 ms; "-" without one), and the candidates' outcomes.
 """
 import argparse
 import json
@@ -27,6 +36,8 @@ parser.add_argument("--cli", default="", help="default: <build>/backendbench")
 parser.add_argument("--concurrency", default="1,2,4")
 parser.add_argument("--rounds", default="3")
 parser.add_argument("--workers", default="1")
+parser.add_argument("--language", default="cpp", choices=["cpp", "cuda", "cuda-classic"])
+parser.add_argument("--mix", action="store_true", help="correct, wrong, not compiling and hanging candidates in turn (C++)")
 args = parser.parse_args()
 cli = args.cli or os.path.join(args.build, "backendbench")
 
@@ -45,6 +56,91 @@ script = {
 }
 
 
+# A model's relu in two parts: the device part sees CUDA's headers only.
+TWO_PART_RELU = """#include <cstdint>
+#ifdef BACKENDBENCH_DEVICE_PART
+#include <cuda_runtime.h>
+__global__ void relu_f32(const float* x, float* y, int64_t n) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] < 0.f ? 0.f : x[i];
+}
+cudaError_t launch_relu_f32(const float* x, float* y, int64_t n, cudaStream_t stream) {
+  relu_f32<<<(n + 255) / 256, 256, 0, stream>>>(x, y, n);
+  return cudaGetLastError();
+}
+#else
+#include <ATen/ATen.h>
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAStream.h>
+cudaError_t launch_relu_f32(const float* x, float* y, int64_t n, cudaStream_t stream);
+at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
+  if (self.scalar_type() != at::kFloat) return at::clamp_min(self, 0);
+  const at::Tensor x = self.contiguous();
+  at::Tensor y = at::empty_like(x);
+  if (x.numel() > 0) C10_CUDA_CHECK(launch_relu_f32(x.const_data_ptr<float>(), y.mutable_data_ptr<float>(), x.numel(), c10::cuda::getCurrentCUDAStream()));
+  return y;
+}
+#endif
+"""
+# The same kernel as one .cu that nvcc compiles whole, ATen's headers included.
+CLASSIC_RELU = """#include <ATen/ATen.h>
+#include <ATen/cuda/CUDAContext.h>
+__global__ void relu_f32(const float* x, float* y, int64_t n) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] < 0.f ? 0.f : x[i];
+}
+at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
+  if (self.scalar_type() != at::kFloat) return at::clamp_min(self, 0);
+  const at::Tensor x = self.contiguous();
+  at::Tensor y = at::empty_like(x);
+  const int64_t n = x.numel();
+  if (n > 0) relu_f32<<<(n + 255) / 256, 256, 0, at::cuda::getCurrentCUDAStream()>>>(x.const_data_ptr<float>(), y.mutable_data_ptr<float>(), n);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return y;
+}
+"""
+if args.language != "cpp":
+    script = {"relu.default": [{"text": "```cuda\n" + (TWO_PART_RELU if args.language == "cuda" else CLASSIC_RELU) + "```\n"}]}
+
+
+if args.mix:
+    if args.language != "cpp":
+        sys.exit("--mix: C++ candidates only (--language cpp)")
+    signatures = {"relu.default": ("relu__default", "const at::Tensor& self", "return at::clamp_min(self, 0);"),
+                  "add.Tensor": ("add__Tensor", "const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha",
+                                 "return at::add(self, other, alpha);"),
+                  "mul.Tensor": ("mul__Tensor", "const at::Tensor& self, const at::Tensor& other", "return at::mul(self, other);"),
+                  "neg.default": ("neg__default", "const at::Tensor& self", "return at::neg(self);")}
+    bodies = [None, "return self.clone();", "return self +;", "volatile bool spin = true;\n  while (spin) {}\n  return self;"]
+    script = {op: [answer(folder, signature, body or correct)[0] for body in bodies]
+              for op, (folder, signature, correct) in signatures.items()}
+
+
+def busy_jiffies():
+    """(busy, total) jiffies of all cores, from /proc/stat's first line."""
+    fields = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return sum(fields) - idle, sum(fields)
+
+
+class GpuSampler:
+    """nvidia-smi's utilization.gpu every 200 ms while the run lasts; None without nvidia-smi."""
+
+    def __init__(self):
+        try:
+            self.process = subprocess.Popen(["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits",
+                                             "-lms", "200"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        except OSError:
+            self.process = None
+
+    def stop(self):
+        if self.process is None:
+            return None
+        self.process.terminate()
+        values = [float(line.split(",")[0]) for line in self.process.communicate()[0].splitlines() if line.strip()]
+        return sum(values) / len(values) if values else None
+
+
 def percentile(values, fraction):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))] if ordered else float("nan")
@@ -60,14 +156,23 @@ try:
     while not os.path.exists(port_file):
         time.sleep(0.05)
     environment = dict(os.environ, ANTHROPIC_BASE_URL="http://127.0.0.1:" + open(port_file).read().strip(), ANTHROPIC_API_KEY="unused")
+    if args.mix:
+        environment["BACKENDBENCH_CASE_TIMEOUT"] = "5"
     print(f"{'concurrency':>11} {'candidates':>10} {'wall s':>7} {'per min':>8} {'verdict med':>11} {'p90':>6} "
-          f"{'build med':>9} {'check med':>9}")
+          f"{'build med':>9} {'check med':>9} {'cores busy':>10} {'GPU busy':>8}")
     for concurrency in args.concurrency.split(","):
         out = os.path.join(work, "results_" + concurrency)
-        done = subprocess.run([cli, "run", "--suite", "smoke,edge", "--backend", "llm", "--ops", "relu,add.Tensor,mul.Tensor,neg",
-                               "--device", "cpu", "--no-timing", "--select", "best", "--rounds", args.rounds, "--workers", args.workers,
+        ops, device = ("relu,add.Tensor,mul.Tensor,neg", "cpu") if args.language == "cpp" else ("relu", "cuda")
+        language = ["--language", "cuda"] if args.language != "cpp" else []
+        busy_before, total_before = busy_jiffies()
+        gpu = GpuSampler()
+        done = subprocess.run([cli, "run", "--suite", "smoke,edge", "--backend", "llm", "--ops", ops, *language,
+                               "--device", device, "--no-timing", "--select", "best", "--rounds", args.rounds, "--workers", args.workers,
                                "--concurrency", concurrency, "--build", args.build, "--out", out, "-j", "2"],
                               env=environment, capture_output=True, text=True)
+        gpu_busy = gpu.stop()
+        busy_after, total_after = busy_jiffies()
+        cores_busy = 100.0 * (busy_after - busy_before) / max(1, total_after - total_before)
         if not os.path.exists(os.path.join(out, "generation.json")):
             print(done.stdout[-3000:], done.stderr[-3000:])
             sys.exit(f"the run at concurrency {concurrency} wrote no generation.json (exit {done.returncode})")
@@ -78,10 +183,12 @@ try:
         check = [a["check_seconds"] for a in attempts]
         print(f"{concurrency:>11} {len(attempts):>10} {generation['seconds']:>7.1f} {60 * len(attempts) / generation['seconds']:>8.1f} "
               f"{statistics.median(verdict):>11.2f} {percentile(verdict, 0.9):>6.2f} {statistics.median(build):>9.2f} "
-              f"{statistics.median(check):>9.2f}")
-        failed = [a["key"] for a in attempts if a["outcome"] != "passed"]
-        if failed:
-            print("  not passed (the figures include them):", ", ".join(failed))
+              f"{statistics.median(check):>9.2f} {cores_busy:>9.0f}% {'-' if gpu_busy is None else f'{gpu_busy:.0f}%':>8}")
+        outcomes = {}
+        for a in attempts:
+            outcomes[a["outcome"]] = outcomes.get(a["outcome"], 0) + 1
+        print("  outcomes:", ", ".join(f"{n} {outcome}" for outcome, n in sorted(outcomes.items())),
+              "(cores and GPU busy over the whole run: the generation and the final scoring)")
 finally:
     server.terminate()
     server.wait()

@@ -268,7 +268,7 @@ def report():
 
 def workflow():
     done = cli("ops", "--suite", "smoke", "--build", tree, expect=0)
-    check(re.search(r"^  relu\.default\s+\d+\s+impl1, impl2 \(cuda\)$", done.stdout, re.M) is not None, "ops lists relu's kernels")
+    check(re.search(r"^  relu\.default\s+\d+\s+impl1, impl2 \(cuda\), impl3 \(cuda\)$", done.stdout, re.M) is not None, "ops lists relu's kernels")
     # A kernel folder of our own: the examples' relu kernels and their shared headers.
     kernels = os.path.join(args.work, "kernels")
     shutil.rmtree(kernels, ignore_errors=True)

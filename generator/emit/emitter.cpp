@@ -128,8 +128,12 @@ std::string Emitter::suite_exclusions_file() { return "excluded.csv"; }
 std::string Emitter::suite_manifest_file() { return "suite.json"; }
 std::string Emitter::kernel_index_file() { return "kernel_index.cpp"; }
 std::string Emitter::kernel_binding_file(const model::KernelVariant& kernel) {
+  // A two-part kernel's binding sees only its host part: C++.
   return kernel.folder + "/" + model::implementation_stem(kernel.folder, kernel.number) +
-         (kernel.is_cuda ? ".binding.cu" : ".binding.cpp");
+         (kernel.is_cuda && !kernel.has_device_part ? ".binding.cu" : ".binding.cpp");
+}
+std::string Emitter::kernel_device_part_file(const model::KernelVariant& kernel) {
+  return kernel.folder + "/" + model::implementation_stem(kernel.folder, kernel.number) + ".device.cu";
 }
 
 const CodeTemplate& Emitter::load(const std::string& template_name) const {
@@ -297,6 +301,12 @@ void Emitter::emit_kernel_binding(const model::KernelVariant& kernel, const mode
                                        {"wrapper", wrapper}});
     binding.pop_back();  // the list placeholder puts each item on its own line
     derived_bindings.push_back(binding);
+  }
+  if (kernel.has_device_part) {
+    writer.write(kernel_device_part_file(kernel),
+                 render("kernel_device_part.cu.in", {{"generated_banner", banner("kernel_device_part.cu.in", kernel.path)},
+                                                     {"kernel_source", kernel.path},
+                                                     {"macro", naming::kDevicePartMacro}}));
   }
   writer.write(kernel_binding_file(kernel),
                render("kernel_binding.cpp.in",

@@ -53,6 +53,8 @@ class Emitter {
   static std::string suite_exclusions_file();
   static std::string suite_manifest_file();
   static std::string kernel_binding_file(const model::KernelVariant& kernel);
+  // A two-part .cu kernel's device translation unit (emitted beside its binding).
+  static std::string kernel_device_part_file(const model::KernelVariant& kernel);
 
  private:
   std::string render(const std::string& template_name, TemplateEnvironment environment) const;

@@ -132,6 +132,19 @@ std::optional<int> implementation_number(const std::string& folder, const std::s
   return std::stoi(digits);
 }
 
+bool cuda_kernel_has_device_part(const std::string& source_text) {
+  size_t start = 0;
+  while (start < source_text.size()) {
+    size_t end = source_text.find('\n', start);
+    if (end == std::string::npos) end = source_text.size();
+    const std::string line = source_text.substr(start, end - start);
+    const size_t first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line[first] == '#' && line.find(kDevicePartMacro, first) != std::string::npos) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 bool python_kernel_needs_cuda(const std::string& source_text) {
   size_t start = 0;
   while (start < source_text.size()) {

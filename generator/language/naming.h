@@ -51,6 +51,15 @@ std::optional<int> implementation_number(const std::string& folder, const std::s
 // other runs on the run's device (a PyTorch composition runs on either).
 bool python_kernel_needs_cuda(const std::string& source_text);
 
+// A .cu kernel in two parts: its device code (kernels and their launchers, no ATen) under
+// `#ifdef BACKENDBENCH_DEVICE_PART`, compiled by nvcc with the macro defined; the rest (the host
+// function, with ATen) compiled as C++ against the precompiled header. nvcc then never parses
+// ATen's headers, which is most of a classic .cu kernel's 30-40 s build.
+inline constexpr const char* kDevicePartMacro = "BACKENDBENCH_DEVICE_PART";
+// Whether a .cu kernel's source is in two parts: a preprocessor line (#ifdef, #if defined(...),
+// #ifndef) names kDevicePartMacro.
+bool cuda_kernel_has_device_part(const std::string& source_text);
+
 // Backends: the reference, or "impl<N>" for a directory kernel variant.
 inline constexpr const char* kReferenceBackend = "aten";
 std::string variant_name(int implementation_number);

@@ -47,6 +47,9 @@ struct KernelVariant {
   // through a generated wrapper, which writes the result into `self` or `out`.
   std::optional<OperatorName> derived_from;
   bool is_python = false;  // a .py kernel (the original's format), called through the embedded interpreter
+  // A .cu kernel in two parts (naming::cuda_kernel_has_device_part): its binding is C++ and its
+  // device part a translation unit of its own.
+  bool has_device_part = false;
   // Set for an operator of a Python op library (flag_gems): the backend's name; no file of its own.
   std::string op_library;
 

@@ -70,6 +70,17 @@ TEST(Emitter, MatchesGoldenFiles) {
   ASSERT_EQ(kernel_writer.outputs(), (std::vector<std::string>{"relu/relu_implementation_1.binding.cpp"}));
   expect_matches_golden(root / "kernels/relu/relu_implementation_1.binding.cpp", "relu_implementation_1.binding.cpp");
 
+  // A two-part .cu kernel: a C++ binding (its host part) and a CUDA device part of its own.
+  model::KernelVariant two_part{model::OperatorName{"aten", "relu", "default"}, "relu", 3,
+                                "generated_kernels/relu/relu_implementation_3.cu", true};
+  two_part.has_device_part = true;
+  emitter.emit_kernel_binding(two_part, *schemas.find(two_part.op), {}, kernel_writer);
+  EXPECT_EQ(Emitter::kernel_binding_file(two_part), "relu/relu_implementation_3.binding.cpp");
+  expect_matches_golden(root / "kernels/relu/relu_implementation_3.device.cu", "relu_implementation_3.device.cu");
+  model::KernelVariant classic = two_part;
+  classic.has_device_part = false;
+  EXPECT_EQ(Emitter::kernel_binding_file(classic), "relu/relu_implementation_3.binding.cu");
+
   // A functional kernel's binding also serves its in-place and out= siblings.
   const model::KernelVariant add_kernel{model::OperatorName{"aten", "add", "Tensor"}, "add", 2,
                                         "generated_kernels/add/add_implementation_2.cpp", false};

@@ -236,6 +236,17 @@ TEST_F(KernelDiscovery, FindsEveryImplementation) {
   EXPECT_EQ(kernels[3].binding_symbol(), "backendbench_kernel_relu__default_impl2");
 }
 
+TEST_F(KernelDiscovery, FindsWhichCudaKernelsHaveADevicePart) {
+  touch("relu/relu_implementation_1.cu");
+  std::ofstream(root_ / "relu" / "relu_implementation_2.cu") << "#ifdef BACKENDBENCH_DEVICE_PART\n__global__ void k() {}\n#endif\n";
+  std::ofstream(root_ / "relu" / "relu_implementation_3.cpp") << "#ifdef BACKENDBENCH_DEVICE_PART\n#endif\n";
+  const auto kernels = discover_kernels(root_.string(), testing::FakeSchemaSource());
+  ASSERT_EQ(kernels.size(), 3u);
+  EXPECT_FALSE(kernels[0].has_device_part);  // a classic .cu: nvcc compiles all of it
+  EXPECT_TRUE(kernels[1].has_device_part);
+  EXPECT_FALSE(kernels[2].has_device_part);  // only a .cu kernel has a device part
+}
+
 TEST_F(KernelDiscovery, ReadsTheExpectedFailureOfAFixture) {
   touch("relu/relu_implementation_1.cpp");
   fs::create_directories(root_ / "relu");

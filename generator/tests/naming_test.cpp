@@ -147,5 +147,14 @@ TEST(Naming, PythonKernelsThatImportTritonNeedCuda) {
   EXPECT_FALSE(python_kernel_needs_cuda("import tritonish"));
 }
 
+TEST(Naming, CudaKernelsWithADevicePartNameItsMacroInADirective) {
+  EXPECT_TRUE(cuda_kernel_has_device_part("#include <cstdint>\n#ifdef BACKENDBENCH_DEVICE_PART\n__global__ void k();\n#endif\n"));
+  EXPECT_TRUE(cuda_kernel_has_device_part("  #if defined(BACKENDBENCH_DEVICE_PART)\n#endif"));
+  EXPECT_TRUE(cuda_kernel_has_device_part("#ifndef BACKENDBENCH_DEVICE_PART\n#endif"));
+  // A mention outside a directive is not the form: nvcc would otherwise never see the kernels.
+  EXPECT_FALSE(cuda_kernel_has_device_part("// BACKENDBENCH_DEVICE_PART would split this file\n__global__ void k();"));
+  EXPECT_FALSE(cuda_kernel_has_device_part("#include <ATen/ATen.h>\n#ifdef __CUDACC__\n#endif\n"));
+}
+
 }  // namespace
 }  // namespace backendbench::naming

@@ -92,11 +92,20 @@ void CandidateBench::prepare(const std::string& log_path) {
   if (options_.language == KernelLanguage::kPython) return;  // nothing to build
   const std::string language = options_.language == KernelLanguage::kCuda ? "cu" : "cpp";
   std::vector<std::string> targets;
+  const auto slot_sources = [&](int slot) {
+    const std::string stem = options_.tree.build() + "/candidate_slots/slot_" + std::to_string(slot);
+    SlotCommands commands;
+    commands.source = stem + (language == "cu" ? ".host.cpp" : ".cpp");
+    if (language == "cu") commands.cuda_source = stem + ".cu";
+    return commands;
+  };
   for (int slot = 0; slot < options_.slots; ++slot) {
     targets.push_back("backendbench_candidate_" + language + "_" + std::to_string(slot));
     // A slot still holding an earlier run's candidate includes a file that may be gone.
-    const std::string source = options_.tree.build() + "/candidate_slots/slot_" + std::to_string(slot) + "." + language;
-    if (read_text(source) != kEmptySlot) files::write_whole(source, kEmptySlot);
+    const SlotCommands sources = slot_sources(slot);
+    for (const std::string& source : {sources.source, sources.cuda_source}) {
+      if (!source.empty() && read_text(source) != kEmptySlot) files::write_whole(source, kEmptySlot);
+    }
   }
   options_.tree.build_targets(targets, 2, log_path);
   const std::string& build = options_.tree.build();
@@ -104,14 +113,17 @@ void CandidateBench::prepare(const std::string& log_path) {
   const auto make_program = options_.tree.cached("CMAKE_MAKE_PROGRAM");
   const bool ninja = generator && generator->rfind("Ninja", 0) == 0 && make_program && !make_program->empty();
   for (int slot = 0; slot < options_.slots; ++slot) {
-    SlotCommands commands;
-    commands.source = build + "/candidate_slots/slot_" + std::to_string(slot) + "." + language;
+    SlotCommands commands = slot_sources(slot);
     commands.library = build + "/candidate_slots/libbackendbench_candidate_" + language + "_" + std::to_string(slot) + ".so";
     if (ninja) {
       // The build tool's own commands for this slot: compiling and linking it without the build
       // tool lets slots build in parallel (two build tool runs in one folder would race).
       std::istringstream lines(process_output({*make_program, "-C", build, "-t", "commands", targets[slot]}));
+      // A custom command's line starts by entering the build folder, where the slot's script
+      // already runs: left in, the folder would be a path the sandbox binds back (compile_inputs).
+      const std::string enter_build = "cd " + build + " && ";
       for (std::string line; std::getline(lines, line);) {
+        if (line.rfind(enter_build, 0) == 0) line.erase(0, enter_build.size());
         if (line.find(targets[slot]) != std::string::npos) commands.commands.push_back(line);
       }
     }
@@ -156,11 +168,32 @@ std::vector<std::string> compile_inputs(const std::vector<std::string>& commands
 }  // namespace
 
 bool CandidateBench::build_in_slot(int slot, const std::string& attempt, const std::string& binding,
-                                   const std::string& log_path) const {
+                                   const std::string& device_part, const std::string& log_path) const {
   const SlotCommands& commands = slots_.at(slot);
-  files::write_whole(commands.source, "#include \"" + binding + "\"\n");
+  const auto include_of = [](const std::string& file) { return file.empty() ? std::string(kEmptySlot) : "#include \"" + file + "\"\n"; };
+  if (commands.cuda_source.empty()) {
+    files::write_whole(commands.source, include_of(binding));
+  } else if (device_part.empty()) {  // a classic .cu: its binding is CUDA
+    files::write_whole(commands.cuda_source, include_of(binding));
+    files::write_whole(commands.source, kEmptySlot);
+  } else {
+    files::write_whole(commands.cuda_source, include_of(device_part));
+    files::write_whole(commands.source, include_of(binding));
+  }
+  // The slot's compiles (a CUDA slot has two: its host part and its device part) run at once,
+  // then its link: the build tool's commands come in that order.
   std::string script = "cd " + shell_quoted(options_.tree.build());
-  for (const std::string& command : commands.commands) script += " && " + command;
+  if (commands.commands.size() > 2) {
+    script += " || exit 1; status=0";
+    std::string waits;
+    for (size_t i = 0; i + 1 < commands.commands.size(); ++i) {
+      script += "; { " + commands.commands[i] + " ; } & pid" + std::to_string(i) + "=$!";
+      waits += "; wait $pid" + std::to_string(i) + " || status=1";
+    }
+    script += waits + "; [ $status = 0 ] && " + commands.commands.back();
+  } else {
+    for (const std::string& command : commands.commands) script += " && " + command;
+  }
   std::vector<std::string> argv = {"/bin/sh", "-c", script};
   if (options_.sandbox) {
     // The candidate's code is untrusted from its first byte: the compiler sees the toolchain,
@@ -215,7 +248,7 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
   if (options_.language == KernelLanguage::kPython) {
     manifest = "python " + result.kernel_file + "\n";
   } else {
-    std::string binding;
+    std::string binding, device_part;
     {
       std::lock_guard<std::mutex> lock(generation_mutex());
       static const schema::TorchSchemaSource schemas;
@@ -227,10 +260,11 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
       emit::OutputWriter writer(attempt + "/binding");
       emit::Emitter(options_.templates_directory).emit_kernel_binding(kernels[0], *schemas.find(kernels[0].op), served, writer);
       binding = attempt + "/binding/" + emit::Emitter::kernel_binding_file(kernels[0]);
+      if (kernels[0].has_device_part) device_part = attempt + "/binding/" + emit::Emitter::kernel_device_part_file(kernels[0]);
     }
     const std::string log = attempt + "/build.log";
     files::remove_tree(log);
-    const bool built = build_in_slot(slot, attempt, binding, log);
+    const bool built = build_in_slot(slot, attempt, binding, device_part, log);
     result.build_seconds = seconds_since(build_start);
     if (!built) {
       result.stage = CandidateResult::Stage::kBuildFailed;

@@ -77,10 +77,15 @@ class CandidateBench {
 
  private:
   struct SlotCommands {
-    std::string source, library;
+    // source: the slot's C++ source (slot_<k>.cpp; for CUDA its host part, slot_<k>.host.cpp);
+    // cuda_source: a CUDA slot's slot_<k>.cu ("" for C++).
+    std::string source, cuda_source, library;
     std::vector<std::string> commands;  // shell commands, run in the build folder
   };
-  bool build_in_slot(int slot, const std::string& attempt, const std::string& binding, const std::string& log_path) const;
+  // Builds the candidate whose generated files are `binding` (C++ or, for a classic .cu kernel,
+  // CUDA) and `device_part` (a two-part .cu kernel's; "" otherwise) in `slot`.
+  bool build_in_slot(int slot, const std::string& attempt, const std::string& binding, const std::string& device_part,
+                     const std::string& log_path) const;
   void time(const std::string& attempt, const std::string& op, const std::string& backend, const std::vector<SuiteCases>& cases,
             CandidateResult& result) const;
 
