@@ -106,14 +106,15 @@ if args.language != "cpp":
 if args.mix:
     if args.language != "cpp":
         sys.exit("--mix: C++ candidates only (--language cpp)")
-    signatures = {"relu.default": ("relu__default", "const at::Tensor& self", "return at::clamp_min(self, 0);"),
-                  "add.Tensor": ("add__Tensor", "const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha",
-                                 "return at::add(self, other, alpha);"),
-                  "mul.Tensor": ("mul__Tensor", "const at::Tensor& self, const at::Tensor& other", "return at::mul(self, other);"),
-                  "neg.default": ("neg__default", "const at::Tensor& self", "return at::neg(self);")}
-    bodies = [None, "return self.clone();", "return self +;", "volatile bool spin = true;\n  while (spin) {}\n  return self;"]
-    script = {op: [answer(folder, signature, body or correct)[0] for body in bodies]
-              for op, (folder, signature, correct) in signatures.items()}
+    # The correct answer is the one above (which calls other operators than its own: calling its
+    # own is the fallback the checks fail).
+    signatures = {"relu.default": ("relu__default", "const at::Tensor& self"),
+                  "add.Tensor": ("add__Tensor", "const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha"),
+                  "mul.Tensor": ("mul__Tensor", "const at::Tensor& self, const at::Tensor& other"),
+                  "neg.default": ("neg__default", "const at::Tensor& self")}
+    wrong_bodies = ["return self.clone();", "return self +;", "volatile bool spin = true;\n  while (spin) {}\n  return self;"]
+    script = {op: script[op] + [answer(folder, signature, body)[0] for body in wrong_bodies]
+              for op, (folder, signature) in signatures.items()}
 
 
 def busy_jiffies():
