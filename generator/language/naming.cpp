@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -132,34 +133,35 @@ std::optional<int> implementation_number(const std::string& folder, const std::s
   return std::stoi(digits);
 }
 
-bool cuda_kernel_has_device_part(const std::string& source_text) {
+namespace {
+
+// Whether `matches` holds for a line of `text`, given without its leading blanks.
+bool any_line(const std::string& text, const std::function<bool(const std::string&)>& matches) {
   size_t start = 0;
-  while (start < source_text.size()) {
-    size_t end = source_text.find('\n', start);
-    if (end == std::string::npos) end = source_text.size();
-    const std::string line = source_text.substr(start, end - start);
-    const size_t first = line.find_first_not_of(" \t");
-    if (first != std::string::npos && line[first] == '#' && line.find(kDevicePartMacro, first) != std::string::npos) return true;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const size_t first = text.find_first_not_of(" \t", start);
+    if (first != std::string::npos && first < end && matches(text.substr(first, end - first))) return true;
     start = end + 1;
   }
   return false;
 }
 
+}  // namespace
+
+bool cuda_kernel_has_device_part(const std::string& source_text) {
+  return any_line(source_text, [](const std::string& line) { return line[0] == '#' && line.find(kDevicePartMacro) != std::string::npos; });
+}
+
 bool python_kernel_needs_cuda(const std::string& source_text) {
-  size_t start = 0;
-  while (start < source_text.size()) {
-    size_t end = source_text.find('\n', start);
-    if (end == std::string::npos) end = source_text.size();
-    const std::string line = source_text.substr(start, end - start);
-    const size_t first = line.find_first_not_of(" \t");
+  return any_line(source_text, [](const std::string& line) {
     for (const std::string statement : {"import triton", "from triton"}) {
-      if (first == std::string::npos || line.compare(first, statement.size(), statement) != 0) continue;
-      const size_t after = first + statement.size();
-      if (after == line.size() || std::string(" \t.,\r").find(line[after]) != std::string::npos) return true;
+      if (line.compare(0, statement.size(), statement) != 0) continue;
+      if (line.size() == statement.size() || std::string(" \t.,\r").find(line[statement.size()]) != std::string::npos) return true;
     }
-    start = end + 1;
-  }
-  return false;
+    return false;
+  });
 }
 
 std::string variant_name(int implementation_number) { return "impl" + std::to_string(implementation_number); }
