@@ -347,6 +347,9 @@ function(_backendbench_clang_pch folder)
     DEPFILE "${pch}.d"
     COMMENT "backendbench: the candidates' precompiled header (clang)"
     COMMAND_EXPAND_LISTS VERBATIM)
+  # The slots depend on this target, so that it is built once (the Makefile generators would
+  # otherwise run its command in every target that lists it).
+  add_custom_target(backendbench_candidate_pch DEPENDS "${pch}")
   set(_backendbench_candidate_flags "${flags}" PARENT_SCOPE)
   set(_backendbench_candidate_pch "${pch}" PARENT_SCOPE)
 endfunction()
@@ -407,6 +410,9 @@ function(backendbench_add_candidate_slots)
       endif()
       add_library(${target} SHARED EXCLUDE_FROM_ALL ${sources})
       set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CXX)
+      if(BACKENDBENCH_CANDIDATE_CXX)
+        add_dependencies(${target} backendbench_candidate_pch)
+      endif()
       target_link_libraries(${target} PRIVATE backendbench::kernel_binding)
       if(BACKENDBENCH_CANDIDATE_LINKER)
         get_filename_component(linker "${BACKENDBENCH_CANDIDATE_LINKER}" NAME)

@@ -10,12 +10,13 @@
 #   chromium      Debian's chromium: the report's test opens it headless
 #   bubblewrap    the sandbox kernel workers run in (worker.h, sandbox.h)
 #   ccache        compiles the project's own sources once for every build folder (BACKENDBENCH_CCACHE)
-#   clang, lld    compile and link the llm backends' candidates against a precompiled header whose
+#   clang-16, lld compile and link the llm backends' candidates against a precompiled header whose
 #                 templates are instantiated once (BACKENDBENCH_CANDIDATE_CXX): 3 times faster than g++
+#                 (clang 16, not Debian 12's clang 14, for C++20's lambda captures of structured bindings)
 #   slurm-wlm, munge  Slurm and its authentication: the test of `backendbench run --slurm` starts a
 #                 one-node cluster (build_tests/tests/one_node_slurm.py); sbatch is what --slurm calls
 #   CMake, Ninja, g++: build tools
-#   with --fuzz also libclang-rt-14-dev: libFuzzer and the sanitizers (scripts/fuzz.sh)
+#   with --fuzz also clang and libclang-rt-14-dev: libFuzzer and the sanitizers (scripts/fuzz.sh)
 # BACKENDBENCH_NO_INSTALL=1 only checks (machines without package access).
 set -euo pipefail
 
@@ -36,11 +37,12 @@ need libcurl4-openssl-dev compgen -G '/usr/include/*/curl/curl.h'
 need chromium command -v chromium
 need bubblewrap command -v bwrap
 need ccache command -v ccache
-need clang command -v clang++
+need clang-16 command -v clang++-16
 need lld command -v ld.lld
 need slurm-wlm test -x /usr/sbin/slurmctld
 need munge test -x /usr/sbin/munged
 if [[ ${1:-} == --fuzz ]]; then
+  need clang command -v clang++
   need libclang-rt-14-dev compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'
 fi
 
