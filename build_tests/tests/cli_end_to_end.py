@@ -275,6 +275,8 @@ def workflow():
     shutil.copytree(os.path.join(args.source, "generated_kernels"), kernels)
     for other in ["add", "mul", "div"]:
         shutil.rmtree(os.path.join(kernels, other))
+    # Without the two-part CUDA example, so that the kernels below are impl3, impl4 and impl5.
+    os.remove(os.path.join(kernels, "relu", "relu_implementation_3.cu"))
     done = cli("new", "relu", "--kernels", kernels, expect=0)
     created = os.path.join(kernels, "relu", "relu_implementation_3.cpp")
     check(f"created {created}" in done.stdout, "new names the file it created")
