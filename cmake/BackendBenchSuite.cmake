@@ -321,7 +321,8 @@ endfunction()
 # header, with the kernel libraries' flags, and with its templates instantiated while it is built
 # (-fpch-instantiate-templates), which is what makes a translation unit that uses it cheap. Sets
 # _backendbench_candidate_flags (the flags every user of it must pass) and _backendbench_candidate_pch
-# in the caller's scope.
+# in the caller's scope. <folder> is not candidate_slots: a slot's build may write there (its
+# library), and what every candidate compiles against must stay out of any candidate's reach.
 function(_backendbench_clang_pch folder)
   set(header "${folder}/candidate_pch.h")
   set(cuda_headers "")
@@ -367,7 +368,7 @@ function(backendbench_add_candidate_slots)
   endif()
   set(folder "${CMAKE_BINARY_DIR}/candidate_slots")
   if(BACKENDBENCH_CANDIDATE_CXX)
-    _backendbench_clang_pch("${folder}")
+    _backendbench_clang_pch("${CMAKE_BINARY_DIR}/candidate_pch")
   endif()
   set(languages cpp)
   if(BACKENDBENCH_WITH_CUDA)

@@ -353,11 +353,14 @@ std::vector<KernelVariant> discover_kernels(const std::string& directory, const 
       KernelVariant kernel{*op, folder, *number, path, file.extension() == ".cu", expected_failure_of(file)};
       kernel.expected_failure_in_suite = expected_failures_by_suite(file);
       kernel.is_python = file.extension() == ".py";
-      if (kernel.is_python || kernel.is_cuda) {
+      const auto text = [&file] {
         std::ifstream in(file);
-        const std::string text(std::istreambuf_iterator<char>(in), {});
-        if (kernel.is_python) kernel.is_cuda = naming::python_kernel_needs_cuda(text);
-        if (!kernel.is_python) kernel.has_device_part = naming::cuda_kernel_has_device_part(text);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+      };
+      if (kernel.is_python) {
+        kernel.is_cuda = naming::python_kernel_needs_cuda(text());
+      } else if (kernel.is_cuda) {
+        kernel.has_device_part = naming::cuda_kernel_has_device_part(text());
       }
       kernels.push_back(kernel);
     }

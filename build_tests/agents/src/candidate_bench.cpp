@@ -170,7 +170,7 @@ std::vector<std::string> compile_inputs(const std::vector<std::string>& commands
 bool CandidateBench::build_in_slot(int slot, const std::string& attempt, const std::string& binding,
                                    const std::string& device_part, const std::string& log_path) const {
   const SlotCommands& commands = slots_.at(slot);
-  const auto include_of = [](const std::string& file) { return file.empty() ? std::string(kEmptySlot) : "#include \"" + file + "\"\n"; };
+  const auto include_of = [](const std::string& file) { return "#include \"" + file + "\"\n"; };
   if (commands.cuda_source.empty()) {
     files::write_whole(commands.source, include_of(binding));
   } else if (device_part.empty()) {  // a classic .cu: its binding is CUDA
