@@ -17,6 +17,11 @@ compiles with ATen's headers. With --mix (C++), the answers of each operator cyc
 correct kernel, a wrong one, one that does not compile and one that hangs (its case times out
 after BACKENDBENCH_CASE_TIMEOUT, 5 s here), as a training run's samples would.
 
+With --one-shot, each built candidate is checked a second time afterwards, each suite's test
+executable started for it alone (how checks ran before they were served, job_server.h), to compare
+the two checks on the same machine and build: that check's median, and how many of its verdicts'
+statuses agree with the served check's.
+
 Also printed: how busy the machine's cores were over each run (from /proc/stat) and its GPU
 (nvidia-smi sampled every 200 ms; "-" without one), and the candidates' outcomes.
 """
@@ -38,6 +43,10 @@ parser.add_argument("--rounds", default="3")
 parser.add_argument("--workers", default="1")
 parser.add_argument("--language", default="cpp", choices=["cpp", "cuda", "cuda-classic"])
 parser.add_argument("--mix", action="store_true", help="correct, wrong, not compiling and hanging candidates in turn (C++)")
+parser.add_argument("--one-shot", action="store_true",
+                    help="also check every built candidate again the way checks ran before the served executables: "
+                         "each suite's test executable started for it, both at once; prints that check's median and "
+                         "whether its verdicts agree")
 args = parser.parse_args()
 cli = args.cli or os.path.join(args.build, "backendbench")
 
@@ -117,6 +126,33 @@ if args.mix:
               for op, (folder, signature) in signatures.items()}
 
 
+def one_shot_check(attempt_folder):
+    """(seconds, statuses agreeing, statuses compared): the candidate's check again, each suite's
+    test executable started for it, the suites at once, as checks ran before they were served."""
+    suites = [f[:-len(".job.jsonl")] for f in os.listdir(attempt_folder) if f.endswith(".job.jsonl")]
+    start = time.time()
+    runs = []
+    for suite in suites:
+        runs.append(subprocess.Popen([os.path.join(args.build, "backendbench_test_" + suite),
+                                      "--backendbench_job=" + os.path.join(attempt_folder, suite + ".job.jsonl"),
+                                      "--backendbench_verdicts=" + os.path.join(attempt_folder, suite + ".one_shot.jsonl"),
+                                      "--backendbench_kernel_manifest=" + os.path.join(attempt_folder, "manifest.txt")],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment))
+    for run in runs:
+        run.wait()
+    seconds = time.time() - start
+    agree = compared = 0
+    for suite in suites:
+        def statuses(name):
+            path = os.path.join(attempt_folder, name)
+            return {v["case"]: v["status"] for v in map(json.loads, open(path))} if os.path.exists(path) else {}
+        served, again = statuses(suite + ".verdicts.jsonl"), statuses(suite + ".one_shot.jsonl")
+        for key in served:
+            compared += 1
+            agree += served[key] == again.get(key)
+    return seconds, agree, compared
+
+
 def busy_jiffies():
     """(busy, total) jiffies of all cores, from /proc/stat's first line."""
     fields = [int(x) for x in open("/proc/stat").readline().split()[1:]]
@@ -190,6 +226,15 @@ try:
             outcomes[a["outcome"]] = outcomes.get(a["outcome"], 0) + 1
         print("  outcomes:", ", ".join(f"{n} {outcome}" for outcome, n in sorted(outcomes.items())),
               "(cores and GPU busy over the whole run: the generation and the final scoring)")
+        if args.one_shot:
+            checked = [os.path.join(out, "attempts", a["key"]) for op in generation["operators"]
+                       for a in op["attempts"] if a["outcome"] in ("passed", "failed")]
+            again = [one_shot_check(folder) for folder in checked]
+            if again:
+                print(f"  one-shot check (each suite's executable started for the candidate): median "
+                      f"{statistics.median(a[0] for a in again):.2f} s over {len(again)} candidates, served check median "
+                      f"{statistics.median(check):.2f} s; verdict statuses agree on {sum(a[1] for a in again)} of "
+                      f"{sum(a[2] for a in again)} cases")
 finally:
     server.terminate()
     server.wait()

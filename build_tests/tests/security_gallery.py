@@ -11,6 +11,12 @@ build tree. Then the gallery's test executable runs every kernel, and the test a
   - nothing was written outside the run's own files: no file a kernel names, no connection to the
     listener, the earlier results byte for byte as they were;
   - the exit status is the truth (1: wrong kernels failed).
+
+With --served, the same kernels go through the path the llm backends' candidate checks take: the
+executable serves one check job per backend (--backendbench_serve; job_service.h), their
+libraries copied under its kernel root, each loaded into a spare worker started before its job;
+the same verdicts and side effects are asserted, the server answers every request, and nothing
+is written under the kernel root but the requests' own files.
 """
 import argparse
 import json
@@ -29,6 +35,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--executable", required=True)
 parser.add_argument("--build", required=True)
 parser.add_argument("--kernels", required=True)
+parser.add_argument("--served", action="store_true", help="check each backend through a served executable")
 args = parser.parse_args()
 failures = []
 
@@ -80,8 +87,70 @@ threading.Thread(target=accept, daemon=True).start()
 tmp_before = set(os.listdir("/tmp"))
 verdicts_path = os.path.join(work, "verdicts.jsonl")
 environment = dict(os.environ, HOME=home, **planted)
-done = subprocess.run([args.executable, "--backendbench_verdicts=" + verdicts_path, "--case-timeout=20"],
-                      capture_output=True, text=True, env=environment, timeout=1200)
+
+
+def run_served():
+    """Every backend of the gallery's manifest, one served check job each; (exit status as a run
+    of the executable would have it, what was printed, the kernel root's files after the jobs)."""
+    root = os.path.join(work, "attempts")
+    os.makedirs(root)
+    manifest_lines = []
+    source_manifest = os.path.join(args.build, "generated", "kernel_manifests", "gallery_security.txt")
+    for line in open(source_manifest).read().split("\n"):
+        if not line.strip():
+            continue
+        path = line.split()[-1]
+        # In its folder's name: a Python kernel's module is found by the kernel contract's layout.
+        copied = os.path.join(root, os.path.basename(os.path.dirname(path)), os.path.basename(path))
+        os.makedirs(os.path.dirname(copied), exist_ok=True)
+        shutil.copy(path, copied)
+        manifest_lines.append(line.replace(path, copied))
+    manifest = os.path.join(root, "manifest.txt")
+    with open(manifest, "w") as handle:
+        handle.write("\n".join(manifest_lines) + "\n")
+    backends = ["aten"] + [f"impl{n}" for n in range(1, 8)]
+    server_log = os.path.join(work, "server.log")
+    server = subprocess.Popen([args.executable, "--backendbench_serve=" + root], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=open(server_log, "w"), text=True, env=environment)
+    printed, answered, status = "", 0, 0
+    expected_files = {"manifest.txt"} | {os.path.relpath(l.split()[-1], root).split("/")[0] for l in manifest_lines}
+    for number, backend in enumerate(backends):
+        job = {"schema": "backendbench-job", "version": 1, "suite": "gallery_security", "operator": "relu.default",
+               "backend": backend, "mode": "check", "case_timeout": 20}
+        part, log = os.path.join(work, f"part{number}.jsonl"), os.path.join(root, f"request{number}.log")
+        expected_files.add(os.path.basename(log))
+        request = {"schema": "backendbench-job-request", "version": 1, "job": json.dumps(job), "verdicts": part,
+                   "kernel_manifest": manifest, "log": log}
+        server.stdin.write(json.dumps(request) + "\n")
+        server.stdin.flush()
+        response = json.loads(server.stdout.readline() or "{}")
+        printed += open(log).read()
+        if response.get("schema") == "backendbench-job-response" and "error" not in response:
+            answered += 1
+        elif backend == "impl6" and "impl6" not in open(manifest).read():
+            answered += 1  # no Python bridge in this build: the job names a backend it does not have
+        else:
+            print(f"the server did not run {backend}'s job: {response}")
+        with open(verdicts_path, "a") as verdicts, open(part) as written:
+            for line in written:
+                verdicts.write(line)
+                status = 1 if json.loads(line)["status"] == "failed" else status
+    server.stdin.close()
+    out = server.stdout.read()
+    server.wait(timeout=60)
+    err = open(server_log).read()
+    check(answered == len(backends), f"the served executable answered all {len(backends)} requests ({answered})")
+    check(out == "", f"nothing but responses on the served executable's standard output: {out[:200]!r}")
+    stray = sorted(set(os.listdir(root)) - expected_files)
+    check(not stray, f"nothing written under the kernel root but the requests' logs: {stray}")
+    return subprocess.CompletedProcess(server.args, status, printed, err)
+
+
+if args.served:
+    done = run_served()
+else:
+    done = subprocess.run([args.executable, "--backendbench_verdicts=" + verdicts_path, "--case-timeout=20"],
+                          capture_output=True, text=True, env=environment, timeout=1200)
 printed = done.stdout + done.stderr
 print(printed[-5000:])
 time.sleep(3)  # the forking kernel's children would act 2 s after their call

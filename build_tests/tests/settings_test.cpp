@@ -61,6 +61,16 @@ TEST(Settings, ABadValueIsOneLocatedError) {
             "or 'write'");
 }
 
+TEST(Settings, AServedExecutableNamesAnAbsoluteKernelRoot) {
+  EXPECT_EQ(parse(Frontend::kTests, {}, {"--backendbench_serve=/runs/a/attempts"}).serve_root, "/runs/a/attempts");
+  EXPECT_EQ(parse(Frontend::kTests, {}).serve_root, "");
+  EXPECT_EQ(error_of(Frontend::kTests, {}, {"--backendbench_serve=attempts"}),
+            "command line: argument 1 (--backendbench_serve): error: 'attempts' is not a valid value of BACKENDBENCH_SERVE; "
+            "expected an absolute folder path");
+  // ./bench times; it serves nothing.
+  EXPECT_NE(error_of(Frontend::kBench, {}, {"--backendbench_serve=/runs/a/attempts"}), "");
+}
+
 TEST(Settings, EachExecutableReadsOnlyItsOwn) {
   // ./bench's layout means nothing to the tests: not read there, and a flag of it is an error.
   EXPECT_EQ(error_of(Frontend::kTests, {{"BACKENDBENCH_FLUSH", "clean"}}), "");

@@ -9,6 +9,9 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
+
+#include "backendbench/worker.h"
 
 namespace backendbench::worker {
 namespace {
@@ -59,6 +62,42 @@ TEST(WorkerProtocol, TheEndOfThePipeBeforeAMessageIsNoMessage) {
   Pipe pipe;
   pipe.close_writer();
   EXPECT_FALSE(MessageReader(pipe.ends[0]).read(1000).has_value());
+}
+
+// The answers serve_kernel_worker gives to `requests` (each a header's kinds and fields).
+std::vector<nlohmann::json> answers_to(const std::vector<nlohmann::json>& requests, bool spare) {
+  Pipe in, out;
+  for (nlohmann::json request : requests) {
+    request["schema"] = kRequestSchema;
+    request["version"] = kProtocolVersion;
+    write_message(in.ends[1], {request.dump(), {}});
+  }
+  in.close_writer();
+  EXPECT_EQ(serve_kernel_worker(in.ends[0], out.ends[1], "", -1, spare), 0);
+  out.close_writer();
+  std::vector<nlohmann::json> answers;
+  MessageReader reader(out.ends[0]);
+  while (std::optional<Message> answer = reader.read(1000)) answers.push_back(nlohmann::json::parse(answer->header));
+  return answers;
+}
+
+// A spare worker (started before its job) loads only the manifest its first request names.
+TEST(WorkerProtocol, ASpareWorkersFirstRequestIsLoad) {
+  const std::vector<nlohmann::json> answers = answers_to(
+      {{{"kind", "list"}}, {{"kind", "load"}, {"manifest", "/nonexistent/manifest.txt"}}, {{"kind", "list"}}}, true);
+  ASSERT_EQ(answers.size(), 3u);
+  EXPECT_EQ(answers[0].value("error", ""), "a spare worker's first request must be 'load'");
+  EXPECT_FALSE(answers[1].contains("error")) << answers[1].dump();
+  // The manifest that did not load is the answer to every later request.
+  EXPECT_NE(answers[2].value("error", "").find("/nonexistent/manifest.txt"), std::string::npos) << answers[2].dump();
+}
+
+TEST(WorkerProtocol, AWorkerGivenItsManifestAtStartLoadsNoOther) {
+  const std::vector<nlohmann::json> answers =
+      answers_to({{{"kind", "load"}, {"manifest", "/nonexistent/manifest.txt"}}, {{"kind", "list"}}}, false);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].value("error", ""), "'load' is a spare worker's first request only");
+  EXPECT_TRUE(answers[1].contains("kernels")) << answers[1].dump();
 }
 
 TEST(WorkerProtocol, HostileMessagesAreErrors) {

@@ -64,6 +64,12 @@ std::vector<Job> parse_jobs(const std::string& text, const std::string& where);
 // JSON Lines file of jobs. Throws JobError (an unreadable file included).
 std::vector<Job> jobs_from_argument(const std::string& value);
 
+// A supervisor serving jobs one after another (--backendbench_serve; the runtime's job_service.h
+// documents the exchange): the schemas of its request and response lines.
+inline constexpr const char* kJobRequestSchema = "backendbench-job-request";
+inline constexpr const char* kJobResponseSchema = "backendbench-job-response";
+inline constexpr int kJobServiceVersion = 1;
+
 // "0x0123456789abcdef": how a salt is written, in jobs, verdicts and on the console.
 std::string salt_text(uint64_t salt);
 // A salt as given: "0x" and hexadecimal digits, or decimal; nullopt when it is neither.

@@ -85,7 +85,11 @@ std::mutex& generation_mutex() {
 
 }  // namespace
 
-CandidateBench::CandidateBench(CandidateBenchOptions options) : options_(std::move(options)) {}
+CandidateBench::CandidateBench(CandidateBenchOptions options) : options_(std::move(options)) {
+  if (options_.attempts_root.empty()) throw std::invalid_argument("CandidateBench needs the attempts' root folder");
+  options_.attempts_root = std::filesystem::absolute(options_.attempts_root).lexically_normal().string();
+  files::make_directories(options_.attempts_root);
+}
 
 void CandidateBench::prepare(const std::string& log_path) {
   slots_.clear();
@@ -293,20 +297,22 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
   for (const SuiteCases& suite : cases) {
     if (suite.cases.empty()) continue;
     runs.emplace_back([&, suite] {
-      const std::string job_file = attempt + "/" + suite.suite + ".job.jsonl";
-      files::write_whole(job_file, job_json(job_of(suite, Job::Mode::kCheck)) + "\n");
-      ProcessOptions process;
-      process.log_path = attempt + "/" + suite.suite + ".log";
-      files::remove_tree(process.log_path);
-      const std::string verdicts = attempt + "/" + suite.suite + ".verdicts.jsonl";
-      files::remove_tree(verdicts);
+      build::JobServer::Request request;
+      request.job = attempt + "/" + suite.suite + ".job.jsonl";
+      files::write_whole(request.job, job_json(job_of(suite, Job::Mode::kCheck)) + "\n");
+      request.log = attempt + "/" + suite.suite + ".log";
+      files::remove_tree(request.log);
+      request.verdicts = attempt + "/" + suite.suite + ".verdicts.jsonl";
+      files::remove_tree(request.verdicts);
+      request.kernel_manifest = attempt + "/manifest.txt";
       // Each case has its own timeout inside; this one catches a hang outside any case (a kernel
       // library that never finishes loading).
-      process.timeout_seconds = 60.0 + static_cast<double>(options_.case_timeout_seconds) * static_cast<double>(suite.cases.size());
-      run_process({options_.tree.test_executable(suite.suite), "--backendbench_job=" + job_file,
-                   "--backendbench_verdicts=" + verdicts, "--backendbench_kernel_manifest=" + attempt + "/manifest.txt",
-                   std::string("--backendbench_sandbox=") + (options_.sandbox ? "bwrap" : "none")},
-                  process);
+      const double timeout = 60.0 + static_cast<double>(options_.case_timeout_seconds) * static_cast<double>(suite.cases.size());
+      std::unique_ptr<build::JobServer> server = take_server(suite.suite);
+      const std::string failure = server->run(request, timeout);
+      // Why a request did not run reaches the feedback through the log's tail (job_verdicts).
+      if (!failure.empty()) std::ofstream(request.log, std::ios::app) << "backendbench: " << failure << "\n";
+      give_back(suite.suite, std::move(server));
     });
   }
   for (std::thread& run : runs) run.join();
@@ -332,6 +338,26 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
   result.stage = CandidateResult::Stage::kChecked;
   if (result.correct() && !options_.timed_suites.empty()) time(attempt, op->display(), backend, cases, result);
   return result;
+}
+
+std::unique_ptr<build::JobServer> CandidateBench::take_server(const std::string& suite) const {
+  std::lock_guard<std::mutex> lock(servers_mutex_);
+  std::vector<std::unique_ptr<build::JobServer>>& idle = idle_servers_[suite];
+  if (!idle.empty()) {
+    std::unique_ptr<build::JobServer> server = std::move(idle.back());
+    idle.pop_back();
+    return server;
+  }
+  const std::string log = options_.attempts_root + "/job_server_" + suite + "_" + std::to_string(++servers_started_) + ".log";
+  return std::make_unique<build::JobServer>(
+      std::vector<std::string>{options_.tree.test_executable(suite), "--backendbench_serve=" + options_.attempts_root,
+                               std::string("--backendbench_sandbox=") + (options_.sandbox ? "bwrap" : "none")},
+      log);
+}
+
+void CandidateBench::give_back(const std::string& suite, std::unique_ptr<build::JobServer> server) const {
+  std::lock_guard<std::mutex> lock(servers_mutex_);
+  idle_servers_[suite].push_back(std::move(server));
 }
 
 void CandidateBench::time(const std::string& attempt, const std::string& op, const std::string& backend,

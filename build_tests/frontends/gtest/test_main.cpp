@@ -6,6 +6,7 @@
 //   and backend fails with the cause; other entries are other processes and unaffected.
 // - A case that runs longer than --case-timeout=<s> (or BACKENDBENCH_CASE_TIMEOUT; 0: none)
 //   is reported by name and the process exits 1: a hang fails its operator, not the whole run.
+// With --backendbench_serve, it serves check jobs instead (job_service.h).
 // Before the tests: the settings (one located error and exit 2 on a bad value; --help lists
 // them), the kernel manifest (every kernel library, loaded), the run's salt (printed), and one
 // test per (operator, backend, case).
@@ -18,10 +19,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <thread>
 
 #include "backendbench/correctness.h"
+#include "backendbench/job_service.h"
 #include "backendbench/run_start.h"
 
 namespace {
@@ -96,9 +99,18 @@ void watch_for_hangs(int timeout_seconds) {
 
 int main(int argc, char** argv) {
   using namespace backendbench;
-  static const std::optional<Settings> started = start_run(Frontend::kTests, argc, argv, kKernelManifest, std::cout);
+  std::ostringstream start_log;
+  static const std::optional<Settings> started = start_run(Frontend::kTests, argc, argv, kKernelManifest, start_log);
   if (!started) return 2;
   const Settings& settings = *started;
+  // A served supervisor's standard output carries its responses only.
+  (settings.serve_root.empty() ? std::cout : std::cerr) << start_log.str() << std::flush;
+  if (!settings.serve_root.empty()) {
+    // The responses get the original standard output; what anything prints goes to stderr.
+    const int protocol_out = dup(STDOUT_FILENO);
+    if (protocol_out < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return 2;
+    return serve_jobs(settings, STDIN_FILENO, protocol_out);
+  }
   register_correctness_tests(settings);
   const int timeout_seconds = settings.case_timeout_seconds;
   ::testing::InitGoogleTest(&argc, argv);

@@ -4,7 +4,10 @@
 // kernel prints goes to standard error: the protocol has the original standard output to itself.
 //
 //   backendbench-worker --manifest <kernel manifest> [--device-socket <descriptor>]
+//   backendbench-worker --spare [--device-socket <descriptor>]
 //
+// --spare: started before its job is known (job_service.h); it starts libtorch (and CUDA) while
+// it waits, and its first request names the manifest to load.
 // --device-socket: a GPU worker's Unix socket to its supervisor, for the descriptors of device
 // copies of large outputs (device_share.h).
 #include <unistd.h>
@@ -12,16 +15,23 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "backendbench/backend.h"
 #include "backendbench/worker.h"
 
 int main(int argc, char** argv) {
+  std::vector<std::string> arguments(argv + 1, argv + argc);
   int device_socket = -1;
-  if (argc == 5 && std::strcmp(argv[3], "--device-socket") == 0 && std::strcmp(argv[4], "3") == 0) device_socket = 3;
-  if ((argc != 3 && device_socket < 0) || std::strcmp(argv[1], "--manifest") != 0) {
-    std::cerr << "backendbench-worker: error: expected `backendbench-worker --manifest <file> [--device-socket 3]`; it is "
-                 "started by the test executables and ./bench, not by hand\n";
+  if (arguments.size() >= 2 && arguments[arguments.size() - 2] == "--device-socket" && arguments.back() == "3") {
+    device_socket = 3;
+    arguments.resize(arguments.size() - 2);
+  }
+  const bool spare = arguments.size() == 1 && arguments[0] == "--spare";
+  if (!spare && (arguments.size() != 2 || arguments[0] != "--manifest")) {
+    std::cerr << "backendbench-worker: error: expected `backendbench-worker --manifest <file> [--device-socket 3]` or "
+                 "`backendbench-worker --spare [--device-socket 3]`; it is started by the test executables and ./bench, "
+                 "not by hand\n";
     return 2;
   }
   // The protocol's output is a private copy of stdout; stdout itself becomes stderr.
@@ -31,10 +41,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string load_error;
-  try {
-    backendbench::load_kernel_manifest(argv[2]);
-  } catch (const std::exception& error) {
-    load_error = error.what();
+  if (!spare) {
+    try {
+      backendbench::load_kernel_manifest(arguments[1]);
+    } catch (const std::exception& error) {
+      load_error = error.what();
+    }
   }
-  return backendbench::serve_kernel_worker(STDIN_FILENO, protocol_out, load_error, device_socket);
+  return backendbench::serve_kernel_worker(STDIN_FILENO, protocol_out, load_error, device_socket, spare);
 }

@@ -201,6 +201,15 @@ std::vector<std::string> BackendRegistry::operators() const {
   return names;
 }
 
+void BackendRegistry::remove_worker_backends() {
+  for (auto it = per_operator_.begin(); it != per_operator_.end();) {
+    std::vector<std::unique_ptr<Backend>>& kept = it->second;
+    kept.erase(std::remove_if(kept.begin(), kept.end(), [](const std::unique_ptr<Backend>& b) { return b->runs_in_worker(); }),
+               kept.end());
+    it = kept.empty() ? per_operator_.erase(it) : std::next(it);
+  }
+}
+
 BackendRegistry& backends() {
   static BackendRegistry registry = [] {
     BackendRegistry built;

@@ -34,11 +34,14 @@ std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, con
           const Backend* backend = backends().find(job.op, job.backend);
           return backend != nullptr && backend->kind() != Backend::Kind::kKernel;
         });
-    if (!builtin_only) {
+    // A served supervisor starts the workers of each request's manifest (job_service.h).
+    if (!builtin_only && settings.serve_root.empty()) {
       start_kernel_workers(settings.kernel_manifest.empty() ? kernel_manifest : settings.kernel_manifest.c_str(), settings);
     }
     // A worker of a supervising ./bench adds to the verdicts its supervisor started.
-    if (!settings.verdicts_path.empty() && !settings.worker) start_verdicts(settings.verdicts_path);
+    if (!settings.verdicts_path.empty() && !settings.worker && settings.serve_root.empty()) {
+      start_verdicts(settings.verdicts_path);
+    }
   } catch (const std::exception& error) {
     std::cerr << error.what() << "\n";
     return std::nullopt;

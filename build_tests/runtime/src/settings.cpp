@@ -129,6 +129,16 @@ const std::vector<Setting>& settings_table() {
        "run only these jobs' cases (each job: suite, operator, backend, cases, mode, salt, draws, device); how CTest "
        "entries, `backendbench run` and the llm backends say what to run, in place of name filters",
        "every case of every backend", path_into(&Settings::job_argument)},
+      {"BACKENDBENCH_SERVE", "backendbench_serve", {F::kTests}, "an absolute folder path",
+       "serve check jobs, one request per line on standard input, until it closes (README, Jobs; how the llm "
+       "backends check candidates); spare kernel workers see this folder, under which the requests' kernel "
+       "manifests lie, read-only",
+       "run the tests once",
+       [](Settings& s, const std::string& text) {
+         if (text.empty() || text[0] != '/') return false;
+         s.serve_root = text;
+         return true;
+       }},
       {"BACKENDBENCH_SANDBOX", "backendbench_sandbox", {F::kTests, F::kBench}, "'bwrap' or 'none'",
        "kernels run in worker processes sandboxed by bubblewrap (no keys, no network, read-only files but their "
        "scratch); 'none' runs the workers unsandboxed, for machines without user namespaces (say so where you report)",

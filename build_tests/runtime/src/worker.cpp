@@ -92,6 +92,10 @@ struct WorkerProcess {
   std::unique_ptr<device_share::Imports> imports = std::make_unique<device_share::Imports>();
   std::string log_path;
   int log = -1;  // the log, open for reading: what the worker printed since the last request
+  // A spare (started before its job): the folders it sees read-only, and whether it still waits
+  // for its `load` request.
+  std::vector<std::string> spare_roots;
+  bool awaiting_load = false;
 };
 
 // Bytes of a worker's output forwarded per request; the rest is counted, not printed.
@@ -121,14 +125,8 @@ class WorkerPool {
   }
 
   void configure(const std::string& manifest, const Settings& settings) {
+    configure_process(settings);
     manifest_ = manifest;
-    sandbox_ = settings.sandbox;
-    timeout_ms_ = settings.case_timeout_seconds > 0 ? int64_t{settings.case_timeout_seconds} * 1000 : -1;
-    root_ = files::temporary_directory() + "/backendbench_supervisor_" + std::to_string(getpid());
-    files::make_directories(root_);
-    // The workers' scratch folders and logs go with this process.
-    static std::string* root = new std::string(root_);
-    std::atexit([] { files::remove_tree(*root); });
     // Which backends are op libraries is read here, from the manifest the build wrote, never
     // from a worker: only an op library may be skipped as unable to run on this machine.
     op_libraries_.clear();
@@ -137,6 +135,19 @@ class WorkerPool {
       std::stringstream words(line);
       std::string kind, name;
       if (words >> kind >> name && kind == "op-library") op_libraries_.insert(name);
+    }
+  }
+
+  // What every worker of this process shares: the sandbox, the case timeout, the scratch root.
+  void configure_process(const Settings& settings) {
+    sandbox_ = settings.sandbox;
+    timeout_ms_ = settings.case_timeout_seconds > 0 ? int64_t{settings.case_timeout_seconds} * 1000 : -1;
+    if (root_.empty()) {
+      root_ = files::temporary_directory() + "/backendbench_supervisor_" + std::to_string(getpid());
+      files::make_directories(root_);
+      // The workers' scratch folders and logs go with this process.
+      static std::string* root = new std::string(root_);
+      std::atexit([] { files::remove_tree(*root); });
     }
     if (sandbox_) {
       const std::optional<std::string> found = bubblewrap_executable();
@@ -155,50 +166,26 @@ class WorkerPool {
   json request(bool gpu, const json& header, const std::vector<char>& payload, std::vector<char>* response_payload) {
     std::lock_guard<std::mutex> lock(mutex_);
     WorkerProcess& worker = workers_[gpu];
-    if (worker.pid < 0) start(worker, gpu);
+    if (worker.pid < 0) {
+      WorkerProcess& spare = spares_[gpu];
+      if (spare.pid >= 0 && manifest_under(spare.spare_roots)) {
+        worker = std::move(spare);
+        worker.spare_roots.clear();  // a worker started again after a crash is an ordinary one
+        spare = WorkerProcess{};
+      } else {
+        start(worker, gpu);
+      }
+    }
     std::string failure;
     bool hung = false;
     try {
-      worker::write_message(worker.to, {header.dump(), payload});
-      std::optional<worker::Message> answer = worker.reader->read(timeout_ms_);
-      forward_log(worker);
-      if (!answer) throw worker::ProtocolError("it closed its pipe without an answer");
-      json parsed = json::parse(answer->header, nullptr, /*allow_exceptions=*/false);
-      if (!parsed.is_object() || parsed.value("schema", "") != worker::kResponseSchema ||
-          parsed.value("version", 0) != worker::kProtocolVersion) {
-        throw worker::ProtocolError("it answered with a message that is not a version " +
-                                    std::to_string(worker::kProtocolVersion) + " worker response");
+      if (worker.awaiting_load) {
+        worker.awaiting_load = false;
+        json load = request_header("load");
+        load["manifest"] = manifest_;
+        (void)exchange(worker, load, {}, nullptr);
       }
-      // Descriptors of new slots, sent before the message: one datagram of exactly as many.
-      const json announced = parsed.value("shared_descriptors", json(0));
-      const json new_slots = parsed.value("new_slots", json::array()), retired = parsed.value("retired_slots", json::array());
-      if (!announced.is_number_integer() || announced.get<int64_t>() < 0 ||
-          announced.get<int64_t>() > static_cast<int64_t>(device_share::kMaxDescriptors) ||
-          (announced.get<int64_t>() > 0 && worker.device_socket < 0) || !new_slots.is_array() || !retired.is_array() ||
-          new_slots.size() != announced.get<size_t>()) {
-        throw worker::ProtocolError("it announced descriptors it cannot send");
-      }
-      device_share::Descriptors received;
-      try {
-        received = device_share::Descriptors(
-            device_share::receive_descriptors(worker.device_socket, announced.get<size_t>(), /*timeout_ms=*/5000));
-        for (const json& slot : retired) {
-          if (!slot.is_number_unsigned()) throw std::runtime_error("a retired slot that is not an id");
-          worker.imports->retire(slot.get<uint64_t>());
-        }
-        for (size_t i = 0; i < new_slots.size(); ++i) {
-          const json& slot = new_slots[i];
-          if (!slot.is_array() || slot.size() != 2 || !slot[0].is_number_unsigned() || !slot[1].is_number_unsigned()) {
-            throw std::runtime_error("a new slot that is not [id, bytes]");
-          }
-          worker.imports->adopt(slot[0].get<uint64_t>(), received.get()[i], slot[1].get<uint64_t>(),
-                                c10::Device(c10::DeviceType::CUDA, 0));
-        }
-      } catch (const std::runtime_error& error) {
-        throw worker::ProtocolError(error.what());
-      }
-      if (response_payload != nullptr) *response_payload = std::move(answer->payload);
-      return parsed;
+      return exchange(worker, header, payload, response_payload);
     } catch (const worker::TimeoutError&) {
       hung = true;
       failure = "it did not answer within the case timeout (" + std::to_string(timeout_ms_ / 1000) +
@@ -215,6 +202,71 @@ class WorkerPool {
     throw std::runtime_error(message);
   }
 
+  // Starts a spare worker of `gpu`'s class that sees `roots` read-only (replacing an earlier
+  // spare of that class).
+  void start_spare(bool gpu, const std::vector<std::string>& roots) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    WorkerProcess& spare = spares_[gpu];
+    (void)stop(spare);
+    spare.spare_roots = roots;
+    start(spare, gpu);
+    spare.awaiting_load = true;
+  }
+
+  // Stops every worker of the current manifest (spares stay).
+  void stop_all() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [gpu, worker] : workers_) (void)stop(worker);
+  }
+
+ private:
+  // One request and its response on a running worker; throws worker::ProtocolError (or
+  // TimeoutError) when it fails.
+  json exchange(WorkerProcess& worker, const json& header, const std::vector<char>& payload,
+                std::vector<char>* response_payload) {
+    worker::write_message(worker.to, {header.dump(), payload});
+    std::optional<worker::Message> answer = worker.reader->read(timeout_ms_);
+    forward_log(worker);
+    if (!answer) throw worker::ProtocolError("it closed its pipe without an answer");
+    json parsed = json::parse(answer->header, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_object() || parsed.value("schema", "") != worker::kResponseSchema ||
+        parsed.value("version", 0) != worker::kProtocolVersion) {
+      throw worker::ProtocolError("it answered with a message that is not a version " +
+                                  std::to_string(worker::kProtocolVersion) + " worker response");
+    }
+    // Descriptors of new slots, sent before the message: one datagram of exactly as many.
+    const json announced = parsed.value("shared_descriptors", json(0));
+    const json new_slots = parsed.value("new_slots", json::array()), retired = parsed.value("retired_slots", json::array());
+    if (!announced.is_number_integer() || announced.get<int64_t>() < 0 ||
+        announced.get<int64_t>() > static_cast<int64_t>(device_share::kMaxDescriptors) ||
+        (announced.get<int64_t>() > 0 && worker.device_socket < 0) || !new_slots.is_array() || !retired.is_array() ||
+        new_slots.size() != announced.get<size_t>()) {
+      throw worker::ProtocolError("it announced descriptors it cannot send");
+    }
+    device_share::Descriptors received;
+    try {
+      received = device_share::Descriptors(
+          device_share::receive_descriptors(worker.device_socket, announced.get<size_t>(), /*timeout_ms=*/5000));
+      for (const json& slot : retired) {
+        if (!slot.is_number_unsigned()) throw std::runtime_error("a retired slot that is not an id");
+        worker.imports->retire(slot.get<uint64_t>());
+      }
+      for (size_t i = 0; i < new_slots.size(); ++i) {
+        const json& slot = new_slots[i];
+        if (!slot.is_array() || slot.size() != 2 || !slot[0].is_number_unsigned() || !slot[1].is_number_unsigned()) {
+          throw std::runtime_error("a new slot that is not [id, bytes]");
+        }
+        worker.imports->adopt(slot[0].get<uint64_t>(), received.get()[i], slot[1].get<uint64_t>(),
+                              c10::Device(c10::DeviceType::CUDA, 0));
+      }
+    } catch (const std::runtime_error& error) {
+      throw worker::ProtocolError(error.what());
+    }
+    if (response_payload != nullptr) *response_payload = std::move(answer->payload);
+    return parsed;
+  }
+
+ public:
   bool is_op_library(const std::string& backend) const { return op_libraries_.count(backend) > 0; }
 
   // The slots of the GPU worker's device copies, as this process mapped them.
@@ -235,7 +287,9 @@ class WorkerPool {
       for (const char* folder : {"", "/home", "/tmp", "/cache"}) files::make_directories(scratch + folder);
     }
     worker.log_path = root_ + "/worker_" + std::to_string(number) + ".log";
+    const bool spare = !worker.spare_roots.empty();
     std::vector<std::string> command = {build_paths::worker_executable(), "--manifest", manifest_};
+    if (spare) command = {build_paths::worker_executable(), "--spare"};
     // A GPU worker hands large outputs over as device copies: their descriptors need a socket.
     int sockets[2] = {-1, -1};
     if (gpu) {
@@ -252,8 +306,13 @@ class WorkerPool {
       policy.environment = environment;
       policy.read_only = loaded_library_folders();
       policy.read_only.push_back(build_paths::worker_executable());
-      policy.read_only.push_back(manifest_);
-      for (const std::string& path : manifest_paths()) policy.read_only.push_back(path);
+      if (spare) {
+        // What its job's manifest may name (manifest_under): the manifest is not known yet.
+        for (const std::string& root : worker.spare_roots) policy.read_only.push_back(root);
+      } else {
+        policy.read_only.push_back(manifest_);
+        for (const std::string& path : manifest_paths()) policy.read_only.push_back(path);
+      }
       if (const auto it = environment.find("PYTHONPATH"); it != environment.end()) {
         std::stringstream folders(it->second);
         for (std::string folder; std::getline(folders, folder, ':');) policy.read_only.push_back(folder);
@@ -347,6 +406,7 @@ class WorkerPool {
       waitpid(worker.pid, &status, 0);
     }
     worker.pid = -1;
+    worker.awaiting_load = false;
     worker.to = worker.from = -1;
     worker.reader.reset();
     return ended;
@@ -379,6 +439,20 @@ class WorkerPool {
     return text.empty() ? "; it printed nothing" : "; its last output: " + text;
   }
 
+  // Whether the manifest and every file it names lie in one of `roots`: what a spare that sees
+  // only them can load.
+  bool manifest_under(const std::vector<std::string>& roots) const {
+    const auto under = [&](const std::string& path) {
+      return std::any_of(roots.begin(), roots.end(), [&](const std::string& root) {
+        return path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/' &&
+               path.find("/../") == std::string::npos;
+      });
+    };
+    if (!under(manifest_)) return false;
+    const std::vector<std::string> paths = manifest_paths();
+    return std::all_of(paths.begin(), paths.end(), under);
+  }
+
   // The files a manifest names (kernel libraries, Python kernels, op library listings).
   std::vector<std::string> manifest_paths() const {
     std::vector<std::string> paths;
@@ -397,6 +471,7 @@ class WorkerPool {
 
   std::mutex mutex_;
   std::map<bool, WorkerProcess> workers_;
+  std::map<bool, WorkerProcess> spares_;  // started before their job (start_spare)
   std::set<std::string> op_libraries_;
   std::string manifest_, root_, bubblewrap_;
   bool sandbox_ = true;
@@ -918,6 +993,17 @@ void start_kernel_workers(const std::string& manifest, const Settings& settings)
   }
 }
 
+void stop_kernel_workers() {
+  WorkerPool::instance().stop_all();
+  backends().remove_worker_backends();
+}
+
+void start_spare_worker(const std::vector<std::string>& kernel_roots, const Settings& settings) {
+  WorkerPool& pool = WorkerPool::instance();
+  pool.configure_process(settings);
+  pool.start_spare(reference_device(settings).is_cuda(), kernel_roots);
+}
+
 namespace {
 
 // The threads libtorch starts on first use of large work (the intra-op pool, OpenMP's) are
@@ -930,7 +1016,7 @@ void start_libtorch_threads() {
 
 }  // namespace
 
-int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error, int device_socket) {
+int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int device_socket, bool awaiting_manifest) {
   // A GPU worker's shared slots (device_share.h), kept for the process's life.
   static auto* exports = device_socket >= 0 ? new device_share::Exports : nullptr;
   // libtorch's threads, and a GPU worker's CUDA, start once before any kernel runs: right after
@@ -943,6 +1029,9 @@ int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error, in
     start_libtorch_threads();
     if (device_socket >= 0) start_cuda_on(c10::Device(c10::DeviceType::CUDA, 0));
   };
+  // A spare worker (started before its job) starts libtorch and CUDA while it waits: no kernel
+  // code is loaded yet, so nothing of a kernel's can run among them.
+  if (awaiting_manifest) get_ready();
   worker::MessageReader requests(in_fd);
   for (;;) {
     std::optional<worker::Message> request;
@@ -966,8 +1055,21 @@ int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error, in
         throw std::runtime_error("not a version " + std::to_string(worker::kProtocolVersion) + " worker request");
       }
       const std::string kind = header.value("kind", "");
+      if (awaiting_manifest != (kind == "load")) {
+        throw std::runtime_error(awaiting_manifest ? "a spare worker's first request must be 'load'"
+                                                   : "'load' is a spare worker's first request only");
+      }
       if (kind != "list") get_ready();
-      if (!load_error.empty()) {
+      if (kind == "load") {
+        // Its answer is the protocol's only: a manifest that does not load is the answer to every
+        // later request, as for a worker given it at start.
+        awaiting_manifest = false;
+        try {
+          load_kernel_manifest(header.value("manifest", ""));
+        } catch (const std::exception& error) {
+          load_error = error.what();
+        }
+      } else if (!load_error.empty()) {
         answer["error"] = load_error;
       } else if (kind == "list") {
         answer = answer_list();

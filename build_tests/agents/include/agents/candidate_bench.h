@@ -9,6 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -16,6 +19,7 @@
 
 #include "backendbench/verdict.h"
 #include "build_service/build_tree.h"
+#include "build_service/job_server.h"
 #include "agents/kernel_prompt.h"
 
 namespace backendbench::agents {
@@ -58,6 +62,10 @@ struct CandidateBenchOptions {
   // Builds run in bubblewrap (sandbox.h: the allowlisted environment, no network, writable only
   // the slot's outputs) and checks in sandboxed kernel workers; false only with --no-sandbox.
   bool sandbox = true;
+  // The folder under which every attempt's folder lies (absolute): the suites' test executables
+  // serve the checks (job_server.h), kept between candidates, and their spare kernel workers see
+  // it read-only.
+  std::string attempts_root;
 };
 
 class CandidateBench {
@@ -89,8 +97,15 @@ class CandidateBench {
   void time(const std::string& attempt, const std::string& op, const std::string& backend, const std::vector<SuiteCases>& cases,
             CandidateResult& result) const;
 
+  // A served test executable of `suite`, idle; started when none is.
+  std::unique_ptr<build::JobServer> take_server(const std::string& suite) const;
+  void give_back(const std::string& suite, std::unique_ptr<build::JobServer> server) const;
+
   CandidateBenchOptions options_;
   std::vector<SlotCommands> slots_;
+  mutable std::mutex servers_mutex_;
+  mutable std::map<std::string, std::vector<std::unique_ptr<build::JobServer>>> idle_servers_;
+  mutable int servers_started_ = 0;
 };
 
 }  // namespace backendbench::agents

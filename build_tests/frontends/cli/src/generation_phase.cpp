@@ -119,7 +119,7 @@ GenerationPhase run_generation(const RunRequest& request, const BuildTree& tree,
 
   CandidateBenchOptions bench_options{tree, choice.limits.concurrency, choice.language, request.device, 60, templates_directory, phase.feedback_salt,
                                       choice.limits.first_correct_wins ? std::set<std::string>{} : request.timed_suites,
-                                      request.sandbox};
+                                      request.sandbox, run_directory + "/attempts"};
   CandidateBench bench(bench_options);
   if (choice.language != KernelLanguage::kPython) {
     std::cout << "preparing " << choice.limits.concurrency << " candidate slots (log: " << logs << "/candidate_slots.log)\n" << std::flush;

@@ -103,6 +103,8 @@ class BackendRegistry {
   const Backend* find(const std::string& op_display, const std::string& name) const;
   // The operators that have backends of their own (display names, sorted).
   std::vector<std::string> operators() const;
+  // Forgets every backend whose code runs in a kernel worker (worker.h: stop_kernel_workers).
+  void remove_worker_backends();
 
  private:
   std::vector<std::unique_ptr<Backend>> generic_;

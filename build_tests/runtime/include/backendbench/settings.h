@@ -69,6 +69,9 @@ struct Settings {
   // of jobs), read by start_run into `jobs`; none: every case of every backend.
   std::string job_argument;
   std::vector<Job> jobs;
+  // A test executable that serves check jobs read from its standard input (job_service.h): the
+  // folder under which their kernel manifests lie; "": it runs its tests once.
+  std::string serve_root;
   // Timing (./bench).
   SamplingLayout layout;
   StoppingRule stopping;

@@ -28,11 +28,24 @@ namespace backendbench {
 // (naming the way out: BACKENDBENCH_SANDBOX=none, which the command spells --no-sandbox).
 void start_kernel_workers(const std::string& manifest, const Settings& settings);
 
+// A supervisor that runs one job after another (job_service.h): ends the workers of the last
+// manifest and forgets their kernels, so that the next start_kernel_workers begins from none.
+void stop_kernel_workers();
+
+// Starts a spare worker, of the class that answers the questions about kernels, which sees
+// `kernel_roots` (absolute folders) read-only and starts libtorch (and CUDA) before its job is
+// known; the next start_kernel_workers whose manifest and every file it names lie under them
+// loads its kernels there instead of starting a worker. Starting one replaces the last.
+void start_spare_worker(const std::vector<std::string>& kernel_roots, const Settings& settings);
+
 // The worker's loop: reads requests from `in_fd`, writes responses to `out_fd`. `load_error`:
 // why the manifest did not load ("" when it did), the answer to every request. `device_socket`
 // (a GPU worker's, else -1): where it sends the descriptors of device copies (device_share.h).
+// `awaiting_manifest`: a spare worker, started before its job (serve_jobs in job_service.h): it
+// starts libtorch (and CUDA) at once, and its first request is `load`, which names the manifest.
 // Returns the exit status (0 when the input closed).
-int serve_kernel_worker(int in_fd, int out_fd, const std::string& load_error, int device_socket = -1);
+int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int device_socket = -1,
+                        bool awaiting_manifest = false);
 
 // Times a worker's kernel against the reference in its worker (CUDA events must be recorded
 // where the kernel runs), then bounds what it reports by what this process observes: the

@@ -3,6 +3,7 @@
 // one line of JSON (its header: schema, version, kind and fields) followed by `payload_bytes`
 // bytes of values: their structure in TorchScript's pickle, their tensors' storages as raw bytes.
 //
+//   load        manifest → (nothing): a spare worker's first request, the manifest to load
 //   list        → kernels: the backends the worker's manifest registers (or the load error)
 //   unusable    → why one backend cannot run (a Python kernel whose module does not load)
 //   call        inputs → the outputs, the inputs after the call, what the call's process saw

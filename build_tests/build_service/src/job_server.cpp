@@ -1,0 +1,143 @@
+// A served supervisor, the planner's side; see job_server.h.
+#include "build_service/job_server.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "language/job.h"
+
+namespace backendbench::build {
+
+JobServer::JobServer(std::vector<std::string> argv, std::string log_path)
+    : argv_(std::move(argv)), log_path_(std::move(log_path)) {}
+
+JobServer::~JobServer() { stop(); }
+
+void JobServer::start() {
+  int to_child[2], from_child[2];
+  if (pipe2(to_child, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot make a pipe: ") + std::strerror(errno));
+  if (pipe2(from_child, O_CLOEXEC) != 0) {
+    ::close(to_child[0]);
+    ::close(to_child[1]);
+    throw std::runtime_error(std::string("cannot make a pipe: ") + std::strerror(errno));
+  }
+  const int log = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  std::vector<char*> argv_c;
+  for (std::string& argument : argv_) argv_c.push_back(argument.data());
+  argv_c.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(to_child[0], 0);
+    dup2(from_child[1], 1);
+    if (log >= 0) dup2(log, 2);
+    // No PR_SET_PDEATHSIG: it fires when the starting *thread* ends, and planners start servers
+    // from threads that end before the server should. A planner that dies closes the server's
+    // input (only it holds the other end), and the server ends, with its workers.
+    execv(argv_c[0], argv_c.data());
+    _exit(127);
+  }
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  if (log >= 0) ::close(log);
+  if (pid < 0) {
+    ::close(to_child[1]);
+    ::close(from_child[0]);
+    throw std::runtime_error("cannot start " + argv_.front() + ": " + std::strerror(errno));
+  }
+  pid_ = pid;
+  to_ = to_child[1];
+  from_ = from_child[0];
+  buffered_.clear();
+}
+
+void JobServer::stop() {
+  if (pid_ < 0) return;
+  ::close(to_);
+  ::close(from_);
+  kill(pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  to_ = from_ = -1;
+}
+
+std::string JobServer::run(const Request& request, double timeout_seconds) {
+  // A server that ended since its last request (killed from outside, say) never saw this one:
+  // it is sent again to a new one.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (pid_ < 0) start();
+    if (send(request)) return read_response(timeout_seconds);
+    stop();
+  }
+  return "the test executable serving the job ended before it read the request";
+}
+
+bool JobServer::send(const Request& request) {
+  const nlohmann::json line = {{"schema", kJobRequestSchema}, {"version", kJobServiceVersion}, {"job", request.job},
+                               {"verdicts", request.verdicts}, {"kernel_manifest", request.kernel_manifest},
+                               {"log", request.log}};
+  const std::string text = line.dump() + "\n";
+  // A server that died since the last request breaks the pipe: SIGPIPE must not end the planner.
+  struct sigaction ignore {}, previous {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &previous);
+  bool sent = true;
+  for (size_t done = 0; sent && done < text.size();) {
+    const ssize_t wrote = ::write(to_, text.data() + done, text.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    sent = wrote > 0;
+    if (sent) done += static_cast<size_t>(wrote);
+  }
+  sigaction(SIGPIPE, &previous, nullptr);
+  return sent;
+}
+
+std::string JobServer::read_response(double timeout_seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  for (;;) {
+    const size_t newline = buffered_.find('\n');
+    if (newline != std::string::npos) {
+      const std::string answer = buffered_.substr(0, newline);
+      buffered_.erase(0, newline + 1);
+      const nlohmann::json response = nlohmann::json::parse(answer, nullptr, /*allow_exceptions=*/false);
+      if (!response.is_object() || response.value("schema", "") != kJobResponseSchema ||
+          response.value("version", 0) != kJobServiceVersion) {
+        stop();
+        return "the test executable serving the job answered with a line that is not a version " +
+               std::to_string(kJobServiceVersion) + " " + kJobResponseSchema;
+      }
+      if (response.contains("error") && response["error"].is_string()) return response["error"].get<std::string>();
+      return "";
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      stop();
+      return "the test executable serving the job did not answer within " + std::to_string(static_cast<int>(timeout_seconds)) +
+             " s; it was stopped";
+    }
+    pollfd ready{from_, POLLIN, 0};
+    const int polled = ::poll(&ready, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled <= 0) continue;
+    char chunk[4096];
+    const ssize_t got = ::read(from_, chunk, sizeof(chunk));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      stop();
+      return "the test executable serving the job ended before it answered";
+    }
+    buffered_.append(chunk, static_cast<size_t>(got));
+  }
+}
+
+}  // namespace backendbench::build

@@ -1,0 +1,33 @@
+// A supervisor that runs one check job after another, kept between them (a test executable
+// started with --backendbench_serve=<kernel root>): what the llm backends' candidate checks use,
+// so that a candidate's check costs its cases, not the start of libtorch in two processes. In
+// the shape of Bazel's persistent workers (aesthetics.md §5): one request per line of JSON on
+// standard input, one response per line on the original standard output.
+//
+//   request   {"schema": "backendbench-job-request", "version": 1, "job": <a job's JSON, or the
+//              path of a JSON Lines file of jobs>, "verdicts": <path>, "kernel_manifest": <path>,
+//              "log": <path>}
+//   response  {"schema": "backendbench-job-response", "version": 1, "verdicts": <how many were
+//              written>} or {..., "error": <why the job did not run>}
+//
+// Each request is what one run of the executable with --backendbench_job, --backendbench_verdicts
+// and --backendbench_kernel_manifest does: check jobs only (./bench times). What this process and
+// its kernel workers print while it runs goes to the request's log. Its kernels run in a worker of
+// their own (worker.h), sandboxed as ever; between requests a spare worker that sees the kernel
+// root read-only starts libtorch (and CUDA) for the next one, so a manifest under the root loads
+// into a worker that is already running. No kernel code ever runs in this process, and no worker
+// serves two requests.
+#pragma once
+
+#include <string>
+
+#include "backendbench/settings.h"
+#include "language/job.h"
+
+namespace backendbench {
+
+// Answers requests read from `in_fd` on `out_fd` until `in_fd` closes; returns the exit status.
+// `settings`: the process's (Settings::serve_root is the kernel root).
+int serve_jobs(const Settings& settings, int in_fd, int out_fd);
+
+}  // namespace backendbench

@@ -1,0 +1,60 @@
+// The planner's side of a served supervisor (build_service/job_server.h) against scripted
+// servers (sh): what it makes of an answer, an error, a malformed line, silence, and a server that
+// ends. The real server (a test executable with --backendbench_serve) is tested end to end by
+// security/gallery_served_with_planted_secrets and the cli/llm entries.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "build_service/job_server.h"
+
+namespace {
+
+using backendbench::build::JobServer;
+
+const std::string kAnswer = R"({"schema":"backendbench-job-response","version":1,"verdicts":2})";
+
+JobServer::Request a_request() { return {"{}", "/dev/null", "/dev/null", "/dev/null"}; }
+
+TEST(JobServer, AnAnswerMeansTheJobRan) {
+  JobServer server({"/bin/sh", "-c", "while read line; do echo '" + kAnswer + "'; done"}, "/dev/null");
+  EXPECT_EQ(server.run(a_request(), 10), "");
+  EXPECT_EQ(server.run(a_request(), 10), "");  // the same server, kept
+}
+
+TEST(JobServer, ItsErrorIsTheReason) {
+  JobServer server({"/bin/sh", "-c",
+                    R"(read line; echo '{"schema":"backendbench-job-response","version":1,"error":"no such manifest"}')"},
+                   "/dev/null");
+  EXPECT_EQ(server.run(a_request(), 10), "no such manifest");
+}
+
+TEST(JobServer, ALineThatIsNotAResponseFails) {
+  JobServer server({"/bin/sh", "-c", "read line; echo 'backendbench: salt 0x1'; sleep 30"}, "/dev/null");
+  EXPECT_NE(server.run(a_request(), 10).find("not a version 1 backendbench-job-response"), std::string::npos);
+}
+
+TEST(JobServer, ASilentServerIsStoppedAtTheTimeout) {
+  JobServer server({"/bin/sh", "-c", "read line; sleep 30"}, "/dev/null");
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_NE(server.run(a_request(), 0.5).find("did not answer within"), std::string::npos);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST(JobServer, AServerThatDiesInARequestFailsIt) {
+  JobServer server({"/bin/sh", "-c", "read line; exit 3"}, "/dev/null");
+  EXPECT_NE(server.run(a_request(), 10).find("ended before it answered"), std::string::npos);
+}
+
+TEST(JobServer, AServerThatEndedBetweenRequestsIsStartedAgain) {
+  // Each server answers one request, then ends: the second request goes to a new one.
+  JobServer server({"/bin/sh", "-c", "read line; echo '" + kAnswer + "'"}, "/dev/null");
+  EXPECT_EQ(server.run(a_request(), 10), "");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(server.run(a_request(), 10), "");
+}
+
+}  // namespace
