@@ -28,6 +28,7 @@ Also printed: how busy the machine's cores were over each run (from /proc/stat) 
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -130,13 +131,17 @@ def one_shot_check(attempt_folder):
     """(seconds, statuses agreeing, statuses compared): the candidate's check again, each suite's
     test executable started for it, the suites at once, as checks ran before they were served."""
     suites = [f[:-len(".job.jsonl")] for f in os.listdir(attempt_folder) if f.endswith(".job.jsonl")]
+    # The manifest names the run's folder as it was while it ran (<out>.partial-<pid>).
+    manifest = os.path.join(attempt_folder, "manifest.one_shot.txt")
+    with open(manifest, "w") as handle:
+        handle.write(re.sub(r"\.partial-[0-9]+/", "/", open(os.path.join(attempt_folder, "manifest.txt")).read()))
     start = time.time()
     runs = []
     for suite in suites:
         runs.append(subprocess.Popen([os.path.join(args.build, "backendbench_test_" + suite),
                                       "--backendbench_job=" + os.path.join(attempt_folder, suite + ".job.jsonl"),
                                       "--backendbench_verdicts=" + os.path.join(attempt_folder, suite + ".one_shot.jsonl"),
-                                      "--backendbench_kernel_manifest=" + os.path.join(attempt_folder, "manifest.txt")],
+                                      "--backendbench_kernel_manifest=" + manifest],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment))
     for run in runs:
         run.wait()

@@ -57,4 +57,20 @@ TEST(JobServer, AServerThatEndedBetweenRequestsIsStartedAgain) {
   EXPECT_EQ(server.run(a_request(), 10), "");
 }
 
+TEST(JobServer, AServerEndsByItselfWhenItsPlannerIsDone) {
+  // What it does once its input closes (a served executable removes its workers' scratch
+  // folders) happens before it is gone: it is not killed at once.
+  char folder[] = "/tmp/backendbench_job_server_test_XXXXXX";
+  ASSERT_NE(mkdtemp(folder), nullptr);
+  const std::string marker = std::string(folder) + "/ended_by_itself";
+  {
+    JobServer server({"/bin/sh", "-c", "while read line; do echo '" + kAnswer + "'; done; sleep 0.2; touch " + marker},
+                     "/dev/null");
+    EXPECT_EQ(server.run(a_request(), 10), "");
+  }
+  EXPECT_EQ(access(marker.c_str(), F_OK), 0);
+  unlink(marker.c_str());
+  rmdir(folder);
+}
+
 }  // namespace

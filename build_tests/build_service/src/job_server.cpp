@@ -13,6 +13,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <thread>
 
 #include "language/job.h"
 
@@ -60,13 +61,22 @@ void JobServer::start() {
   buffered_.clear();
 }
 
-void JobServer::stop() {
+void JobServer::stop(int grace_ms) {
   if (pid_ < 0) return;
+  // Its input closed, a server ends by itself, removing its workers' scratch folders; one that
+  // does not within the grace (hung) is killed.
   ::close(to_);
   ::close(from_);
-  kill(pid_, SIGKILL);
   int status = 0;
-  waitpid(pid_, &status, 0);
+  bool ended = waitpid(pid_, &status, WNOHANG) == pid_;
+  for (int waited = 0; !ended && waited < grace_ms; waited += 10) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ended = waitpid(pid_, &status, WNOHANG) == pid_;
+  }
+  if (!ended) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &status, 0);
+  }
   pid_ = -1;
   to_ = from_ = -1;
 }
@@ -121,7 +131,7 @@ std::string JobServer::read_response(double timeout_seconds) {
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
-      stop();
+      stop(0);
       return "the test executable serving the job did not answer within " + std::to_string(static_cast<int>(timeout_seconds)) +
              " s; it was stopped";
     }

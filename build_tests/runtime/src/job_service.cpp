@@ -44,8 +44,11 @@ size_t run_request(const json& request, const Settings& process_settings) {
   for (const Job& job : settings.jobs) {
     if (job.mode != Job::Mode::kCheck) throw std::runtime_error("job " + job.name() + " times; a served supervisor checks (./bench times)");
   }
-  // The workers' case timeout is the job's, as the cases' own is.
-  start_kernel_workers(settings.kernel_manifest, settings_for(settings.jobs.front(), settings));
+  // A worker that does not answer within the case timeout is stopped: this process's
+  // (BACKENDBENCH_CASE_TIMEOUT, as for a run of the tests) or, where it has none, the job's.
+  Settings worker_settings = settings;
+  if (worker_settings.case_timeout_seconds == 0) worker_settings = settings_for(settings.jobs.front(), settings);
+  start_kernel_workers(settings.kernel_manifest, worker_settings);
   start_verdicts(settings.verdicts_path);
   size_t written = 0;
   for (const ResolvedJob& job : resolve_jobs(settings.jobs, settings, false)) {

@@ -32,7 +32,7 @@ class JobServer {
 
  private:
   void start();
-  void stop();
+  void stop(int grace_ms = 2000);
   bool send(const Request& request);  // false when the server's input is closed (it ended)
   std::string read_response(double timeout_seconds);
 
