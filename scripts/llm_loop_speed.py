@@ -6,12 +6,13 @@ kernels, so every second measured is the harness's (write, generate the binding,
 run the suites' test executables on the feedback cases, read the verdicts).
 
     scripts/llm_loop_speed.py [--build build] [--concurrency 1,2,4] [--rounds 3] [--workers 1]
-                              [--language cpp|cuda|cuda-classic] [--mix]
+                              [--language cpp|cuda|cuda-classic] [--cuda-ops 1-4] [--mix] [--one-shot]
 
 Prints, per concurrency: candidates, wall seconds of the generation phase, candidates per minute,
 and the median and 90th percentile of answer-to-verdict, build and check seconds (from each
 attempt's attempt.json), for the smoke and edge suites on relu, add.Tensor, mul.Tensor and neg
-(C++, on the CPU), or on relu alone with CUDA candidates (on a GPU): `cuda` answers with a
+(C++, on the CPU), or with CUDA candidates on a GPU on relu (--cuda-ops n: and neg, abs, sigmoid,
+n operators, one chain each): `cuda` answers with a
 two-part kernel (README, "Two-part CUDA kernels"), `cuda-classic` with one whose every line nvcc
 compiles with ATen's headers. With --mix (C++), the answers of each operator cycle through a
 correct kernel, a wrong one, one that does not compile and one that hangs (its case times out
@@ -44,6 +45,8 @@ parser.add_argument("--rounds", default="3")
 parser.add_argument("--workers", default="1")
 parser.add_argument("--language", default="cpp", choices=["cpp", "cuda", "cuda-classic"])
 parser.add_argument("--mix", action="store_true", help="correct, wrong, not compiling and hanging candidates in turn (C++)")
+parser.add_argument("--cuda-ops", type=int, default=1, choices=[1, 2, 3, 4],
+                    help="--language cuda: how many operators (relu, neg, abs, sigmoid), one chain each")
 parser.add_argument("--one-shot", action="store_true",
                     help="also check every built candidate again the way checks ran before the served executables: "
                          "each suite's test executable started for it, both at once; prints that check's median and "
@@ -66,32 +69,43 @@ script = {
 }
 
 
-# A model's relu in two parts: the device part sees CUDA's headers only.
-TWO_PART_RELU = """#include <cstdint>
+# A model's unary kernel in two parts: the device part sees CUDA's headers only; float32 on the
+# GPU, other dtypes through other ATen operators (calling its own is the fallback the checks fail).
+def two_part_unary(folder, device_expression, other_dtypes):
+    return ("""#include <cstdint>
 #ifdef BACKENDBENCH_DEVICE_PART
 #include <cuda_runtime.h>
-__global__ void relu_f32(const float* x, float* y, int64_t n) {
+__global__ void unary_f32(const float* x, float* y, int64_t n) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = x[i] < 0.f ? 0.f : x[i];
+  if (i < n) y[i] = DEVICE_EXPRESSION;
 }
-cudaError_t launch_relu_f32(const float* x, float* y, int64_t n, cudaStream_t stream) {
-  relu_f32<<<(n + 255) / 256, 256, 0, stream>>>(x, y, n);
+cudaError_t launch_unary_f32(const float* x, float* y, int64_t n, cudaStream_t stream) {
+  unary_f32<<<(n + 255) / 256, 256, 0, stream>>>(x, y, n);
   return cudaGetLastError();
 }
 #else
 #include <ATen/ATen.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAStream.h>
-cudaError_t launch_relu_f32(const float* x, float* y, int64_t n, cudaStream_t stream);
-at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
-  if (self.scalar_type() != at::kFloat) return at::clamp_min(self, 0);
+cudaError_t launch_unary_f32(const float* x, float* y, int64_t n, cudaStream_t stream);
+at::Tensor FOLDER_kernel_impl(const at::Tensor& self) {
+  if (self.scalar_type() != at::kFloat) return OTHER_DTYPES;
   const at::Tensor x = self.contiguous();
   at::Tensor y = at::empty_like(x);
-  if (x.numel() > 0) C10_CUDA_CHECK(launch_relu_f32(x.const_data_ptr<float>(), y.mutable_data_ptr<float>(), x.numel(), c10::cuda::getCurrentCUDAStream()));
+  if (x.numel() > 0) C10_CUDA_CHECK(launch_unary_f32(x.const_data_ptr<float>(), y.mutable_data_ptr<float>(), x.numel(), c10::cuda::getCurrentCUDAStream()));
   return y;
 }
 #endif
-"""
+""").replace("DEVICE_EXPRESSION", device_expression).replace("FOLDER", folder).replace("OTHER_DTYPES", other_dtypes)
+
+
+TWO_PART_RELU = two_part_unary("relu__default", "x[i] < 0.f ? 0.f : x[i]", "at::clamp_min(self, 0)")
+# With --ops-cuda several: one chain each, so --concurrency runs them at once.
+TWO_PART_MORE = {
+    "neg.default": two_part_unary("neg__default", "-x[i]", "at::mul(self, -1)"),
+    "abs.default": two_part_unary("abs__default", "fabsf(x[i])", "at::where(self < 0, at::mul(self, -1), self)"),
+    "sigmoid.default": two_part_unary("sigmoid__default", "1.f / (1.f + expf(-x[i]))", "at::reciprocal(at::exp(at::mul(self, -1)) + 1)"),
+}
 # The same kernel as one .cu that nvcc compiles whole, ATen's headers included.
 CLASSIC_RELU = """#include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
@@ -111,6 +125,11 @@ at::Tensor relu__default_kernel_impl(const at::Tensor& self) {
 """
 if args.language != "cpp":
     script = {"relu.default": [{"text": "```cuda\n" + (TWO_PART_RELU if args.language == "cuda" else CLASSIC_RELU) + "```\n"}]}
+    if args.cuda_ops > 1:
+        if args.language != "cuda":
+            sys.exit("--cuda-ops: two-part CUDA candidates only (--language cuda)")
+        for op, code in list(TWO_PART_MORE.items())[:args.cuda_ops - 1]:
+            script[op] = [{"text": "```cuda\n" + code + "```\n"}]
 
 
 if args.mix:
@@ -204,7 +223,7 @@ try:
           f"{'build med':>9} {'check med':>9} {'cores busy':>10} {'GPU busy':>8}")
     for concurrency in args.concurrency.split(","):
         out = os.path.join(work, "results_" + concurrency)
-        ops, device = ("relu,add.Tensor,mul.Tensor,neg", "cpu") if args.language == "cpp" else ("relu", "cuda")
+        ops, device = ("relu,add.Tensor,mul.Tensor,neg", "cpu") if args.language == "cpp" else (",".join(script), "cuda")
         language = ["--language", "cuda"] if args.language != "cpp" else []
         busy_before, total_before = busy_jiffies()
         gpu = GpuSampler()
