@@ -49,6 +49,18 @@ TEST(JobServer, AServerThatDiesInARequestFailsIt) {
   EXPECT_NE(server.run(a_request(), 10).find("ended before it answered"), std::string::npos);
 }
 
+TEST(JobServer, AServerThatCannotStartSaysWhy) {
+  char log[] = "/tmp/backendbench_job_server_log_XXXXXX";
+  const int fd = mkstemp(log);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  JobServer server({"/bin/sh", "-c", "echo 'BACKENDBENCH_SANDBOX: error: bubblewrap is not installed' >&2; exit 2"}, log);
+  const std::string failure = server.run(a_request(), 10);
+  EXPECT_NE(failure.find("ended before"), std::string::npos) << failure;
+  EXPECT_NE(failure.find("bubblewrap is not installed"), std::string::npos) << failure;
+  unlink(log);
+}
+
 TEST(JobServer, AServerThatEndedBetweenRequestsIsStartedAgain) {
   // Each server answers one request, then ends: the second request goes to a new one.
   JobServer server({"/bin/sh", "-c", "read line; echo '" + kAnswer + "'"}, "/dev/null");

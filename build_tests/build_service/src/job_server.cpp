@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "build_service/process.h"
 #include "language/job.h"
 
 namespace backendbench::build {
@@ -81,6 +82,12 @@ void JobServer::stop(int grace_ms) {
   to_ = from_ = -1;
 }
 
+std::string JobServer::last_output() const {
+  std::string tail = tail_of_file(log_path_, 6);
+  while (!tail.empty() && tail.back() == '\n') tail.pop_back();
+  return tail.empty() ? "" : "; its last output:\n" + tail;
+}
+
 std::string JobServer::run(const Request& request, double timeout_seconds) {
   // A server that ended since its last request (killed from outside, say) never saw this one:
   // it is sent again to a new one.
@@ -89,7 +96,7 @@ std::string JobServer::run(const Request& request, double timeout_seconds) {
     if (send(request)) return read_response(timeout_seconds);
     stop();
   }
-  return "the test executable serving the job ended before it read the request";
+  return "the test executable serving the job ended before it read the request" + last_output();
 }
 
 bool JobServer::send(const Request& request) {
@@ -144,7 +151,7 @@ std::string JobServer::read_response(double timeout_seconds) {
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) {
       stop();
-      return "the test executable serving the job ended before it answered";
+      return "the test executable serving the job ended before it answered" + last_output();
     }
     buffered_.append(chunk, static_cast<size_t>(got));
   }

@@ -35,6 +35,9 @@ class JobServer {
   void stop(int grace_ms = 2000);
   bool send(const Request& request);  // false when the server's input is closed (it ended)
   std::string read_response(double timeout_seconds);
+  // "; its last output:\n<the last lines of its log>" ("" when it printed nothing): why a server
+  // that ended by itself did (it could not start its sandbox, say).
+  std::string last_output() const;
 
   std::vector<std::string> argv_;
   std::string log_path_;
