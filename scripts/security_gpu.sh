@@ -4,7 +4,7 @@
 # freed block). Builds the smoke and edge suites over the example kernels plus that kernel (as
 # relu impl9), runs them on CUDA sandboxed and unsandboxed, and prints each entry's outcome and
 # the wall time of each mode; then relu's two-part CUDA kernel and the attack through a served
-# executable (scripts/served_jobs.py).
+# executable (build_tests/tests/served_jobs.py).
 # Usage: scripts/security_gpu.sh OUTPUT_DIR [extra cmake arguments]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -30,5 +30,5 @@ for mode in bwrap none; do
 done
 # The same kernels served, as the llm backends check candidates: each loads into a spare GPU worker.
 echo "served (smoke, CUDA):"
-python3 ../scripts/served_jobs.py --executable ./backendbench_test_smoke --device cuda --suite smoke \
+python3 ../build_tests/tests/served_jobs.py --executable ./backendbench_test_smoke --device cuda --suite smoke \
         --manifest generated/kernel_manifests/default.txt --operator relu.default --expect impl3=passed,impl9=failed,impl1=passed

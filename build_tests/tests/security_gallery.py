@@ -31,6 +31,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import served_jobs  # noqa: E402 (beside this file)
+
 parser = argparse.ArgumentParser()
 parser.add_argument("--executable", required=True)
 parser.add_argument("--build", required=True)
@@ -94,26 +97,13 @@ def run_served():
     of the executable would have it, what was printed, the kernel root's files after the jobs)."""
     root = os.path.join(work, "attempts")
     os.makedirs(root)
-    manifest_lines = []
-    source_manifest = os.path.join(args.build, "generated", "kernel_manifests", "gallery_security.txt")
-    for line in open(source_manifest).read().split("\n"):
-        if not line.strip():
-            continue
-        path = line.split()[-1]
-        # In its folder's name: a Python kernel's module is found by the kernel contract's layout.
-        copied = os.path.join(root, os.path.basename(os.path.dirname(path)), os.path.basename(path))
-        os.makedirs(os.path.dirname(copied), exist_ok=True)
-        shutil.copy(path, copied)
-        manifest_lines.append(line.replace(path, copied))
-    manifest = os.path.join(root, "manifest.txt")
-    with open(manifest, "w") as handle:
-        handle.write("\n".join(manifest_lines) + "\n")
+    manifest, expected_files = served_jobs.copy_under(
+        os.path.join(args.build, "generated", "kernel_manifests", "gallery_security.txt"), root)
     backends = ["aten"] + [f"impl{n}" for n in range(1, 8)]
     server_log = os.path.join(work, "server.log")
     server = subprocess.Popen([args.executable, "--backendbench_serve=" + root], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=open(server_log, "w"), text=True, env=environment)
     printed, answered, status = "", 0, 0
-    expected_files = {"manifest.txt"} | {os.path.relpath(l.split()[-1], root).split("/")[0] for l in manifest_lines}
     for number, backend in enumerate(backends):
         job = {"schema": "backendbench-job", "version": 1, "suite": "gallery_security", "operator": "relu.default",
                "backend": backend, "mode": "check", "case_timeout": 20}
