@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,10 +105,13 @@ bool JobServer::send(const Request& request) {
                                {"verdicts", request.verdicts}, {"kernel_manifest", request.kernel_manifest},
                                {"log", request.log}};
   const std::string text = line.dump() + "\n";
-  // A server that died since the last request breaks the pipe: SIGPIPE must not end the planner.
-  struct sigaction ignore {}, previous {};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &ignore, &previous);
+  // A server that died since the last request breaks the pipe: its SIGPIPE must not end the
+  // planner. Blocked in this thread only (other threads, and the planner's own output, keep the
+  // default), and taken back if the write raised it.
+  sigset_t pipe_signal, previous;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
   bool sent = true;
   for (size_t done = 0; sent && done < text.size();) {
     const ssize_t wrote = ::write(to_, text.data() + done, text.size() - done);
@@ -115,7 +119,12 @@ bool JobServer::send(const Request& request) {
     sent = wrote > 0;
     if (sent) done += static_cast<size_t>(wrote);
   }
-  sigaction(SIGPIPE, &previous, nullptr);
+  if (!sent && errno == EPIPE) {
+    const timespec no_wait{0, 0};
+    while (sigtimedwait(&pipe_signal, nullptr, &no_wait) == SIGPIPE) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   return sent;
 }
 

@@ -106,6 +106,12 @@ std::string died_of(int signal_number) {
   return std::string("died of ") + signal.prefix + signal.name + " (" + signal.description + ")";
 }
 
+// Whether child `pid` has not ended (without reaping it: stop() tells how it ended).
+bool still_running(pid_t pid) {
+  siginfo_t info{};
+  return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
+}
+
 std::string describe_status(int status) {
   if (WIFSIGNALED(status)) return died_of(WTERMSIG(status));
   // bubblewrap, the sandbox's first process, passes on a signal that ended the worker as 128 + it.
@@ -202,11 +208,12 @@ class WorkerPool {
     throw std::runtime_error(message);
   }
 
-  // Starts a spare worker of `gpu`'s class that sees `roots` read-only (replacing an earlier
-  // spare of that class).
+  // Starts a spare worker of `gpu`'s class that sees `roots` read-only, unless one that does is
+  // still waiting (a request whose manifest lay elsewhere did not take it).
   void start_spare(bool gpu, const std::vector<std::string>& roots) {
     std::lock_guard<std::mutex> lock(mutex_);
     WorkerProcess& spare = spares_[gpu];
+    if (spare.pid >= 0 && spare.spare_roots == roots && still_running(spare.pid)) return;
     (void)stop(spare);
     spare.spare_roots = roots;
     start(spare, gpu);
