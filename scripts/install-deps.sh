@@ -17,7 +17,8 @@
 #                 one-node cluster (build_tests/tests/one_node_slurm.py); sbatch is what --slurm calls
 #   CMake, Ninja, g++: build tools
 #   with --fuzz also clang and libclang-rt-14-dev: libFuzzer and the sanitizers (scripts/fuzz.sh)
-# BACKENDBENCH_NO_INSTALL=1 only checks (machines without package access).
+# BACKENDBENCH_NO_INSTALL=1 only checks (machines without package access). Each step prints one
+# line; apt's and pip's output goes to BACKENDBENCH_INSTALL_LOG (default build/install-deps.log).
 set -euo pipefail
 
 missing_packages=()
@@ -61,19 +62,31 @@ if [[ "${BACKENDBENCH_NO_INSTALL:-0}" == 1 ]]; then
   exit 0
 fi
 
+# Each step prints one line; what apt and pip print goes to the log (hundreds of lines of
+# progress), whose last lines are shown when a step fails.
+log=${BACKENDBENCH_INSTALL_LOG:-$(cd "$(dirname "$0")/.." && pwd)/build/install-deps.log}
+step() {  # step <what> <command...>
+  local what=$1 status=0
+  shift
+  mkdir -p "$(dirname "$log")"
+  echo "install-deps: installing $what (log: $log)"
+  { echo "== $what: $*"; "$@"; } >>"$log" 2>&1 || status=$?
+  if [[ $status != 0 ]]; then
+    echo "install-deps: error: installing $what failed (exit status $status); the end of $log:" >&2
+    tail -n 20 "$log" | sed 's/^/  /' >&2
+    exit "$status"
+  fi
+}
 if [[ ${#missing_packages[@]} -gt 0 ]]; then
-  echo "install-deps: installing ${missing_packages[*]}"
   sudo_cmd=()
   [[ $(id -u) == 0 ]] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing_packages[@]}"
+  step "Debian's package index" "${sudo_cmd[@]}" apt-get update
+  step "${missing_packages[*]}" "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing_packages[@]}"
 fi
 if [[ $has_torch == 0 ]]; then
-  echo "install-deps: installing torch with pip (several GB with its CUDA libraries)"
-  "$python" -m pip install --quiet torch
+  step "torch with pip (several GB with its CUDA libraries)" "$python" -m pip install torch
 fi
 if [[ ${#missing_modules[@]} -gt 0 ]]; then
-  echo "install-deps: installing ${missing_modules[*]} with pip"
-  "$python" -m pip install --quiet "${missing_modules[@]}"
+  step "${missing_modules[*]} with pip" "$python" -m pip install "${missing_modules[@]}"
 fi
 echo "install-deps: ok (torch $("$python" -c 'import torch; print(torch.__version__)' 2>/dev/null))"
