@@ -133,7 +133,25 @@ def run():
     for row in rows[1:]:
         check(int(row[1]) == int(row[2]) + int(row[3]), f"total_tests counts tests ({row})")
     summary = open(os.path.join(results, "OVERALL_SUMMARY.md")).read()
-    check("| Correctness Score | 1.00 |" in summary, "OVERALL_SUMMARY.md's correctness score")
+    # One scoring rule everywhere: the summary scores each backend as run.json and the console do.
+    table = {}
+    for line in summary.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("| Metric |"):
+            labels = cells[1:]
+        elif line.startswith("| Correctness Score |") or line.startswith("| Performance Score"):
+            table[cells[0]] = dict(zip(labels, cells[1:]))
+    check(len(run_info["scores"]) == 2, f"run.json scores two backends ({run_info['scores']})")
+    for group in run_info["scores"]:
+        label = group["label"]
+        correct = f"{group['correctness']:.2f}"
+        check(table.get("Correctness Score", {}).get(label) == correct,
+              f"OVERALL_SUMMARY.md's correctness of {label} is run.json's {correct} ({table})")
+        console = re.search(r"^  " + re.escape(label) + r"\s+\d+\s+([0-9.]+)\s", done.stdout, re.M)
+        check(console is not None and console.group(1) == correct, f"the console's correctness of {label} is {correct}")
+        if group["performance"] is not None:
+            check(table.get("Performance Score (geomean speedup)", {}).get(label) == f"{group['performance']:.2f}",
+                  f"OVERALL_SUMMARY.md's performance of {label} is run.json's ({table})")
     junit = open(os.path.join(results, "junit.xml")).read()
     check("smoke/relu.default/impl1" in junit and "edge/add.Tensor/aten" in junit, "junit.xml names the CTest entries")
 

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "backendbench/files.h"
+#include "backendbench/results_folder.h"
 #include "build_service/build_tree.h"
 #include "cli/compare.h"
 #include "cli/errors.h"
@@ -493,6 +494,34 @@ TEST(Report, EachOpLibraryIsAGroupOfItsOwn) {
   EXPECT_EQ(groups[0]["correctness"], 1.0);
   EXPECT_EQ(groups[1]["label"], "flag_gems");
   EXPECT_EQ(groups[1]["correctness"], 0.0);
+}
+
+// The console and run.json (group_scores) and OVERALL_SUMMARY.md score the same groups alike.
+TEST(Report, SummaryAndConsoleAgreePerBackend) {
+  Verdict aten = verdict_of("a", true), timed = verdict_of("c", true, 2.0, "bench");
+  aten.backend = "aten";
+  timed.op = "add.Tensor";  // the kernels: relu wrong, add right and 2x
+  const nlohmann::json run = {{"kernels_label", "my_kernels"}, {"p", 1.5}};
+  const std::vector<Verdict> verdicts = {aten, verdict_of("b", false), timed};
+  const nlohmann::json groups = group_scores(verdicts, run, 1.5);
+  const std::string md = original_files(verdicts, "backendbench run", 1.5, backend_names(run)).overall_summary_md;
+  ASSERT_EQ(groups.size(), 2u);
+  std::string header = "| Metric |", correctness = "| Correctness Score |", performance = "| Performance Score (geomean speedup) |";
+  for (const nlohmann::json& group : groups) {
+    auto text = [&](const char* key) {
+      if (group[key].is_null()) return std::string(" N/A |");
+      char value[32];
+      std::snprintf(value, sizeof(value), " %.2f |", group[key].get<double>());
+      return std::string(value);
+    };
+    header += " " + group["label"].get<std::string>() + " |";
+    correctness += text("correctness");
+    performance += text("performance");
+  }
+  EXPECT_NE(md.find(header + "\n"), std::string::npos) << header << "\n" << md;
+  EXPECT_NE(md.find(correctness + "\n"), std::string::npos) << correctness << "\n" << md;
+  EXPECT_NE(md.find(performance + "\n"), std::string::npos) << performance << "\n" << md;
+  EXPECT_EQ(groups[1]["correctness"], 0.5);  // per backend: the pooled figure would be 2 of 3
 }
 
 TEST(Report, PageEmbedsItsDataAndScriptsSafely) {

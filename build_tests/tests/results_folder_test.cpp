@@ -124,6 +124,21 @@ TEST(ResultsFolder, SummaryScoresAndSortsSpeedupsAsNumbers) {
   EXPECT_LT(ten, two);  // 10x first: as numbers, not as text
 }
 
+TEST(ResultsFolder, SummaryScoresEachBackendOnItsOwn) {
+  Verdict aten_relu = correctness("relu.default", "a", true), aten_add = correctness("add.Tensor", "a", true);
+  aten_relu.backend = aten_add.backend = "aten";
+  Verdict library = performance("relu.default", "a", 3.0);
+  library.backend = "flag_gems";
+  const OriginalFiles files = original_files(
+      {aten_relu, aten_add, performance("relu.default", "a", 4.0), correctness("add.Tensor", "a", false), library},
+      "backendbench run", 1.0, BackendNames{"my_kernels", {"flag_gems"}});
+  const std::string& md = files.overall_summary_md;
+  EXPECT_NE(md.find("| Metric | aten | my_kernels | flag_gems |\n|--------|-------|-------|-------|\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| Correctness Score | 1.00 | 0.50 | 1.00 |"), std::string::npos) << md;  // pooled: 0.75
+  EXPECT_NE(md.find("| Performance Score (geomean speedup) | N/A | 4.00 | 3.00 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| Perf@1 Score | N/A | 0.50 | 1.00 |"), std::string::npos) << md;
+}
+
 std::string read(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

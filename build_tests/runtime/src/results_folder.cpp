@@ -98,14 +98,26 @@ std::string formatted(const char* format, double value) {
   return text;
 }
 
-std::string overall_summary_md(const std::vector<OperatorResult>& rows, const std::string& command, double p) {
-  const RunScore run = run_score(rows, p);
+std::string overall_summary_md(const std::vector<OperatorResult>& rows, const std::string& command, double p,
+                               const BackendNames& names) {
+  // One column per backend, each scored on its own; a run of one backend has the original's
+  // single "Value" column.
+  std::vector<BackendScore> backends = backend_scores(rows, names, p);
+  if (backends.empty()) backends.push_back({"Value", run_score(rows, p)});
   auto score = [](double value) { return std::isnan(value) ? std::string("N/A") : formatted("%.2f", value); };
+  auto line = [&](const std::string& metric, double RunScore::*field) {
+    std::string text = "| " + metric + " |";
+    for (const BackendScore& backend : backends) text += " " + score(backend.score.*field) + " |";
+    return text + "\n";
+  };
   std::string md = "# BackendBench Run Summary\n\n## Command\n\n```bash\n" + command + "\n```\n\n";
-  md += "## Summary\n\n| Metric | Value |\n|--------|-------|\n";
-  md += "| Correctness Score | " + score(run.correctness) + " |\n";
-  md += "| Performance Score (geomean speedup) | " + score(run.performance) + " |\n";
-  md += "| Perf@" + number_text(p) + " Score | " + score(run.perf_at_p) + " |\n\n";
+  md += "## Summary\n\n| Metric |";
+  for (const BackendScore& backend : backends) md += " " + (backends.size() == 1 ? std::string("Value") : backend.label) + " |";
+  md += "\n|--------|";
+  for (size_t i = 0; i < backends.size(); ++i) md += "-------|";
+  md += "\n" + line("Correctness Score", &RunScore::correctness) +
+        line("Performance Score (geomean speedup)", &RunScore::performance) +
+        line("Perf@" + number_text(p) + " Score", &RunScore::perf_at_p) + "\n";
   md += "### Metric Descriptions\n\n"
         "- **Correctness Score**: the fraction of operators (one row per operator and backend) that "
         "passed every correctness test.\n"
@@ -138,7 +150,8 @@ std::string overall_summary_md(const std::vector<OperatorResult>& rows, const st
 
 }  // namespace
 
-OriginalFiles original_files(const std::vector<Verdict>& verdicts, const std::string& command, double p) {
+OriginalFiles original_files(const std::vector<Verdict>& verdicts, const std::string& command, double p,
+                             const BackendNames& names) {
   const std::vector<const Verdict*> kept = ordered(verdicts);
   nlohmann::json all = nlohmann::json::array(), failed = nlohmann::json::array();
   for (const Verdict* verdict : kept) {
@@ -146,7 +159,7 @@ OriginalFiles original_files(const std::vector<Verdict>& verdicts, const std::st
     if (!verdict->passed()) failed.push_back(all.back());
   }
   const std::vector<OperatorResult> rows = operator_results(verdicts);
-  return {all.dump(2) + "\n", operator_summary_csv(rows), failed.dump(2) + "\n", overall_summary_md(rows, command, p)};
+  return {all.dump(2) + "\n", operator_summary_csv(rows), failed.dump(2) + "\n", overall_summary_md(rows, command, p, names)};
 }
 
 void write_original_files(const std::string& directory, const OriginalFiles& files) {

@@ -91,4 +91,24 @@ RunScore run_score(const std::vector<OperatorResult>& rows, double p) {
   return score;
 }
 
+std::vector<BackendScore> backend_scores(const std::vector<OperatorResult>& rows, const BackendNames& names, double p) {
+  std::vector<std::pair<std::string, std::vector<OperatorResult>>> members = {{"aten", {}}, {names.kernels_label, {}}};
+  for (const std::string& library : names.op_libraries) members.push_back({library, {}});
+  for (const OperatorResult& row : rows) {
+    size_t group = 1;  // a kernel of the folder
+    if (row.backend == "aten") {
+      group = 0;
+    } else if (const auto library = std::find(names.op_libraries.begin(), names.op_libraries.end(), row.backend);
+               library != names.op_libraries.end()) {
+      group = 2 + static_cast<size_t>(library - names.op_libraries.begin());
+    }
+    members[group].second.push_back(row);
+  }
+  std::vector<BackendScore> scores;
+  for (const auto& [label, members_rows] : members) {
+    if (!members_rows.empty()) scores.push_back({label, run_score(members_rows, p)});
+  }
+  return scores;
+}
+
 }  // namespace backendbench

@@ -991,7 +991,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   std::string lines;
   for (const Verdict& verdict : verdicts) lines += verdict_json(verdict) + "\n";
   write_whole(staging.path() + "/verdicts.jsonl", lines);
-  write_original_files(staging.path(), original_files(verdicts, command_line, request.p));
+  write_original_files(staging.path(), original_files(verdicts, command_line, request.p, backend_names(run)));
   run["scores"] = group_scores(verdicts, run, request.p);
   if (generation) {
     const GenerationChoice& choice = *request.generation;

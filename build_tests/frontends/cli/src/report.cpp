@@ -34,23 +34,13 @@ std::string html_text(const std::string& text) {
 
 }  // namespace
 
+BackendNames backend_names(const nlohmann::json& run) {
+  return {run.value("kernels_label", "directory"), run.value("op_libraries", std::vector<std::string>{})};
+}
+
 nlohmann::json group_scores(const std::vector<Verdict>& verdicts, const nlohmann::json& run, double p) {
-  // One group per backend as the user named it: aten, the kernel folder (its impl<N> rows), and
-  // each op library (its rows carry the library's name).
-  const std::vector<std::string> op_libraries = run.value("op_libraries", std::vector<std::string>{});
-  std::vector<std::pair<std::string, std::vector<OperatorResult>>> members = {{"aten", {}},
-                                                                              {run.value("kernels_label", "directory"), {}}};
-  for (const std::string& library : op_libraries) members.push_back({library, {}});
-  auto group_of = [&](const std::string& backend) -> size_t {
-    if (backend == "aten") return 0;
-    const auto library = std::find(op_libraries.begin(), op_libraries.end(), backend);
-    return library == op_libraries.end() ? 1 : 2 + static_cast<size_t>(library - op_libraries.begin());
-  };
-  for (const OperatorResult& row : operator_results(verdicts)) members[group_of(row.backend)].second.push_back(row);
   nlohmann::json groups = nlohmann::json::array();
-  for (const auto& [label, rows] : members) {
-    if (rows.empty()) continue;
-    const RunScore score = run_score(rows, p);
+  for (const auto& [label, score] : backend_scores(operator_results(verdicts), backend_names(run), p)) {
     groups.push_back({{"label", label},
                       {"operators", score.operators},
                       {"correctness", number_or_null(score.correctness)},

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "backendbench/run_scores.h"
 #include "backendbench/verdict.h"
 
 namespace backendbench {
@@ -23,8 +24,10 @@ struct OriginalFiles {
   std::string full_results_json, operator_summary_csv, failed_tests_json, overall_summary_md;
 };
 
-// `command`: the command line as typed, for the summary; `p`: its perf@p threshold.
-OriginalFiles original_files(const std::vector<Verdict>& verdicts, const std::string& command, double p);
+// `command`: the command line as typed, for the summary; `p`: its perf@p threshold; `names`: the
+// run's backends, which the summary scores each on its own (run_scores.h), as the console does.
+OriginalFiles original_files(const std::vector<Verdict>& verdicts, const std::string& command, double p,
+                             const BackendNames& names = {});
 
 // Writes the four files into `directory` (created if missing), each under a temporary name first
 // and then renamed into place, so no reader sees half a file. Throws std::runtime_error naming

@@ -47,4 +47,18 @@ struct RunScore {
 };
 RunScore run_score(const std::vector<OperatorResult>& rows, double p);
 
+// The backends as the user named them in a run, each scored on its own: aten, the kernel folder
+// (every impl<N> row, under `kernels_label`: "directory" or the folder) and each op library (its
+// rows carry the library's name), in that order, those without rows left out. The console,
+// run.json, the report and OVERALL_SUMMARY.md all score by these groups.
+struct BackendNames {
+  std::string kernels_label = "directory";
+  std::vector<std::string> op_libraries;
+};
+struct BackendScore {
+  std::string label;
+  RunScore score;
+};
+std::vector<BackendScore> backend_scores(const std::vector<OperatorResult>& rows, const BackendNames& names, double p);
+
 }  // namespace backendbench

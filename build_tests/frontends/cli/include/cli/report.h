@@ -9,12 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "backendbench/run_scores.h"
 #include "backendbench/verdict.h"
 
 namespace backendbench::cli {
 
-// The scores of each backend group of a run: aten's rows, and the kernels' (labelled with
-// run["kernels_label"]: "directory" or the kernel folder).
+// The backends of a run as run.json names them (kernels_label, op_libraries).
+BackendNames backend_names(const nlohmann::json& run);
+// The scores of each backend group of a run (backend_scores in run_scores.h) as JSON.
 nlohmann::json group_scores(const std::vector<Verdict>& verdicts, const nlohmann::json& run, double p);
 
 // The data the page draws from (also what tests read back): run, p, groups, rows, failures, cases.
