@@ -151,9 +151,11 @@ class WorkerPool {
     if (root_.empty()) {
       root_ = files::temporary_directory() + "/backendbench_supervisor_" + std::to_string(getpid());
       files::make_directories(root_);
-      // The workers' scratch folders and logs go with this process.
+      // The workers' scratch folders and logs go with this process, however it ends normally
+      // (the test executables end by quick_exit, test_main.cpp).
       static std::string* root = new std::string(root_);
       std::atexit([] { files::remove_tree(*root); });
+      std::at_quick_exit([] { files::remove_tree(*root); });
     }
     if (sandbox_) {
       const std::optional<std::string> found = bubblewrap_executable();
