@@ -63,19 +63,12 @@ if [[ "${BACKENDBENCH_NO_INSTALL:-0}" == 1 ]]; then
 fi
 
 # Each step prints one line; what apt and pip print goes to the log (hundreds of lines of
-# progress), whose last lines are shown when a step fails.
+# progress), whose last lines are shown when a step fails (scripts/quietly.sh).
 log=${BACKENDBENCH_INSTALL_LOG:-$(cd "$(dirname "$0")/.." && pwd)/build/install-deps.log}
 step() {  # step <what> <command...>
-  local what=$1 status=0
+  local what=$1
   shift
-  mkdir -p "$(dirname "$log")"
-  echo "install-deps: installing $what (log: $log)"
-  { echo "== $what: $*"; "$@"; } >>"$log" 2>&1 || status=$?
-  if [[ $status != 0 ]]; then
-    echo "install-deps: error: installing $what failed (exit status $status); the end of $log:" >&2
-    tail -n 20 "$log" | sed 's/^/  /' >&2
-    exit "$status"
-  fi
+  "$(dirname "$0")/quietly.sh" install-deps "installing $what" "$log" "$@"
 }
 if [[ ${#missing_packages[@]} -gt 0 ]]; then
   sudo_cmd=()

@@ -7,18 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 # One line each; CMake's and the compiler's output goes to a log, whose end is shown on failure.
-quietly() {  # quietly <what> <log> <command...>
-  local what=$1 log=$2 status=0
-  shift 2
-  mkdir -p "$(dirname "$log")"
-  echo "quickstart: $what (log: $log)"
-  "$@" >"$log" 2>&1 || status=$?
-  if [[ $status != 0 ]]; then
-    echo "quickstart: error: $what failed (exit status $status); the end of $log:" >&2
-    tail -n 30 "$log" | sed 's/^/  /' >&2
-    exit "$status"
-  fi
-}
-quietly "configuring build/" build/configure.log cmake --preset default
-quietly "building the backendbench command" build/build.log cmake --build --preset default --target backendbench
+rm -f build/configure.log build/build.log
+scripts/quietly.sh quickstart "configuring build/" build/configure.log cmake --preset default
+scripts/quietly.sh quickstart "building the backendbench command" build/build.log \
+  cmake --build --preset default --target backendbench
 build/backendbench run --suite smoke,edge --backend aten,directory --out build/quickstart_results "$@"

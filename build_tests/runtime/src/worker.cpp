@@ -154,8 +154,9 @@ class WorkerPool {
       // The workers' scratch folders and logs go with this process, however it ends normally
       // (the test executables end by quick_exit, test_main.cpp).
       static std::string* root = new std::string(root_);
-      std::atexit([] { files::remove_tree(*root); });
-      std::at_quick_exit([] { files::remove_tree(*root); });
+      static void (*const remove_root)() = [] { files::remove_tree(*root); };
+      std::atexit(remove_root);
+      std::at_quick_exit(remove_root);
     }
     if (sandbox_) {
       const std::optional<std::string> found = bubblewrap_executable();

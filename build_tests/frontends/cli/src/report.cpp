@@ -1,7 +1,6 @@
 // The HTML report; see report.h.
 #include "cli/report.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "backendbench/run_scores.h"
