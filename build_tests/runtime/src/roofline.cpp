@@ -3,13 +3,23 @@
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
+#include <ATen/Parallel.h>
+
 #include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
 
 #if __has_include(<cuda_runtime_api.h>)
 #include <cuda_runtime_api.h>
 #define BACKENDBENCH_HAS_CUDA_RUNTIME 1
 #endif
 
+#include "backendbench/files.h"
 #include "backendbench/tensor_values.h"
 #include "language/syntax.h"
 
@@ -133,14 +143,128 @@ Peaks device_peaks(c10::Device device, at::ScalarType dtype, const Settings& set
     }
   }
 #endif
-  if (settings.peak_gbps > 0) {
-    peaks.bytes_per_second = settings.peak_gbps * 1e9;
+  if (device.is_cpu()) peaks = cpu_peaks(settings.cpu_peaks_path);
+  // The user's figures are a bound: they replace measured ones, and the case's other figure is
+  // then not used (a measured bandwidth beside a given compute peak would bound nothing).
+  if (settings.peak_gbps > 0 || settings.peak_tflops > 0) {
+    if (!peaks.bound) peaks = Peaks{};
+    if (settings.peak_gbps > 0) peaks.bytes_per_second = settings.peak_gbps * 1e9;
+    if (settings.peak_tflops > 0) peaks.flops_per_second = settings.peak_tflops * 1e12;
     peaks.source = "BACKENDBENCH_PEAK_*";
+    peaks.bound = true;
   }
-  if (settings.peak_tflops > 0) {
-    peaks.flops_per_second = settings.peak_tflops * 1e12;
-    peaks.source = "BACKENDBENCH_PEAK_*";
+  return peaks;
+}
+
+bool beats_peaks(const Work& work, double seconds, const Peaks& peaks) {
+  if (!peaks.bound || seconds <= 0) return false;
+  return (peaks.bytes_per_second > 0 && work.bytes / peaks.bytes_per_second > 1.05 * seconds) ||
+         (peaks.flops_per_second > 0 && work.flops / peaks.flops_per_second > 1.05 * seconds);
+}
+
+std::string cpu_identity() {
+  std::string model = "unknown CPU";
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    if (colon != std::string::npos) model = line.substr(line.find_first_not_of(' ', colon + 1));
+    break;
   }
+  return model + " | " + std::to_string(std::thread::hardware_concurrency()) + " CPUs | " +
+         std::to_string(at::get_num_threads()) + " threads";
+}
+
+Peaks measure_cpu_peaks() {
+  using clock = std::chrono::steady_clock;
+  const auto best_of = [](int runs, const std::function<void()>& work) {
+    work();  // first touch of the pages, ATen's threads started
+    double best = 0;
+    for (int run = 0; run < runs; ++run) {
+      const auto start = clock::now();
+      work();
+      const double seconds = std::chrono::duration<double>(clock::now() - start).count();
+      if (best == 0 || seconds < best) best = seconds;
+    }
+    return best;
+  };
+  Peaks peaks;
+  {
+    const int64_t elements = int64_t{64} << 20;  // 256 MiB of f32: far past any CPU's caches
+    at::Tensor source = at::ones({elements}, at::kFloat), destination = at::empty({elements}, at::kFloat);
+    const double seconds = best_of(5, [&] { destination.copy_(source); });
+    if (seconds > 0) peaks.bytes_per_second = 2.0 * static_cast<double>(elements) * 4 / seconds;
+  }
+  {
+    constexpr int64_t n = 1536;
+    at::Tensor a = at::rand({n, n}, at::kFloat), b = at::rand({n, n}, at::kFloat), c = at::empty({n, n}, at::kFloat);
+    const double seconds = best_of(5, [&] { at::mm_out(c, a, b); });
+    if (seconds > 0) peaks.flops_per_second = 2.0 * n * n * n / seconds;
+  }
+  peaks.source = "measured: " + cpu_identity();
+  peaks.bound = false;
+  return peaks;
+}
+
+namespace {
+constexpr const char* kCpuPeaksSchema = "backendbench-cpu-peaks";
+}  // namespace
+
+std::optional<Peaks> cached_cpu_peaks(const std::string& file_text, const std::string& identity) {
+  const nlohmann::json file = nlohmann::json::parse(file_text, nullptr, /*allow_exceptions=*/false);
+  if (!file.is_object() || file.value("schema", "") != kCpuPeaksSchema || file.value("version", 0) != 1) return std::nullopt;
+  const nlohmann::json machines = file.value("machines", nlohmann::json::object());
+  if (!machines.is_object() || !machines.contains(identity)) return std::nullopt;
+  const nlohmann::json& entry = machines[identity];
+  if (!entry.is_object() || !entry.value("bytes_per_second", nlohmann::json()).is_number() ||
+      !entry.value("flops_per_second", nlohmann::json()).is_number()) {
+    return std::nullopt;
+  }
+  Peaks peaks;
+  peaks.bytes_per_second = entry["bytes_per_second"].get<double>();
+  peaks.flops_per_second = entry["flops_per_second"].get<double>();
+  if (!(peaks.bytes_per_second > 0) || !(peaks.flops_per_second > 0)) return std::nullopt;
+  peaks.source = "measured: " + identity;
+  peaks.bound = false;
+  return peaks;
+}
+
+std::string with_cpu_peaks(const std::string& file_text, const std::string& identity, const Peaks& peaks) {
+  nlohmann::json file = nlohmann::json::parse(file_text, nullptr, /*allow_exceptions=*/false);
+  if (!file.is_object() || file.value("schema", "") != kCpuPeaksSchema || file.value("version", 0) != 1 ||
+      !file.value("machines", nlohmann::json()).is_object()) {
+    file = {{"schema", kCpuPeaksSchema}, {"version", 1}, {"machines", nlohmann::json::object()}};
+  }
+  file["machines"][identity] = {{"bytes_per_second", peaks.bytes_per_second}, {"flops_per_second", peaks.flops_per_second}};
+  return file.dump(2) + "\n";
+}
+
+Peaks cpu_peaks(const std::string& path) {
+  if (path.empty() || path == "none") return Peaks{.bound = false};
+  static std::mutex mutex;
+  static auto* known = new std::map<std::string, Peaks>;  // per path, once per process
+  std::lock_guard<std::mutex> lock(mutex);
+  if (const auto it = known->find(path); it != known->end()) return it->second;
+  std::string text;
+  if (std::ifstream file(path); file) {
+    std::stringstream read;
+    read << file.rdbuf();
+    text = read.str();
+  }
+  const std::string identity = cpu_identity();
+  Peaks peaks;
+  if (const std::optional<Peaks> cached = cached_cpu_peaks(text, identity)) {
+    peaks = *cached;
+  } else {
+    peaks = measure_cpu_peaks();
+    try {
+      files::make_directories(path.substr(0, path.find_last_of('/')));
+      files::write_whole(path, with_cpu_peaks(text, identity, peaks));
+    } catch (const std::exception&) {
+      // Not kept (a read-only home, say): measured again by the next process.
+    }
+  }
+  (*known)[path] = peaks;
   return peaks;
 }
 

@@ -211,6 +211,12 @@ const std::vector<Setting>& settings_table() {
       {"BACKENDBENCH_PEAK_TFLOPS", "backendbench_peak_tflops", {F::kBench}, "a rate in TFLOP/s above 0",
        "compute peak for the roofline counters", "from the table of known GPUs",
        number_at_least(0, false, &Settings::peak_tflops)},
+      {"BACKENDBENCH_CPU_PEAKS", "backendbench_cpu_peaks", {F::kBench}, "a file path, or 'none'",
+       "where this machine's CPU peaks for the roofline counters are kept: its memory bandwidth and f32 compute, "
+       "measured by a short benchmark on first need (about a second) and kept per CPU model, core and thread "
+       "count; shares of peak, not a bound ('none': no CPU peaks)",
+       "$XDG_CACHE_HOME/backendbench/cpu_peaks.json ($HOME/.cache/... without it)",
+       path_into(&Settings::cpu_peaks_path)},
       {"BACKENDBENCH_CALIBRATION", "backendbench_calibration", {F::kBench}, "'0' or '1' (a bare flag means 1)",
        "add the calibration backends aten_self and aten_twice", "0",
        switch_into(&Settings::calibration)},
@@ -320,6 +326,17 @@ Settings parse_settings(Frontend frontend, int& argc, char** argv, const Getenv&
     if (chosen && !setting.apply(settings, chosen->second)) reject(chosen->first, chosen->second, setting);
   }
   settings.stopping.min_samples = std::min(settings.stopping.min_samples, settings.stopping.max_samples);
+  if (settings.cpu_peaks_path.empty()) {
+    const char* cache = read("XDG_CACHE_HOME");
+    const char* home = read("HOME");
+    if (cache != nullptr && cache[0] == '/') {
+      settings.cpu_peaks_path = std::string(cache) + "/backendbench/cpu_peaks.json";
+    } else if (home != nullptr && home[0] == '/') {
+      settings.cpu_peaks_path = std::string(home) + "/.cache/backendbench/cpu_peaks.json";
+    } else {
+      settings.cpu_peaks_path = "none";
+    }
+  }
   if (!settings.salt_given) settings.salt = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
   return settings;
 }

@@ -4,6 +4,7 @@
 
 #include <ATen/ATen.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,12 +27,36 @@ Work work_of(const OperatorFacts& facts, const std::vector<c10::IValue>& inputs,
 struct Peaks {
   double bytes_per_second = 0;  // 0: unknown
   double flops_per_second = 0;  // for Work::dtype; 0: unknown
-  std::string source;           // "BACKENDBENCH_PEAK_*", "table: NVIDIA H200", ...
+  std::string source;           // "BACKENDBENCH_PEAK_*", "table: NVIDIA H200", "measured: <cpu_identity>"
+  // Whether no honest time can beat these figures (a datasheet's, or the user's): only then is a
+  // faster case flagged `suspect`. A machine's measured figures give shares of peak, not a bound:
+  // data in a CPU's caches moves faster than its measured memory bandwidth.
+  bool bound = true;
 };
-// Settings::peak_gbps / peak_tflops (BACKENDBENCH_PEAK_*) override; else a table of known GPUs
-// by name (dense tensor-core peak for f16/bf16, non-tensor-core for f32/f64); unknown elsewhere.
+// Settings::peak_gbps / peak_tflops (BACKENDBENCH_PEAK_*) override; else, on a GPU, a table of
+// known GPUs by name (dense tensor-core peak for f16/bf16, non-tensor-core for f32/f64), and on
+// the CPU this machine's measured peaks (cpu_peaks, Settings::cpu_peaks_path).
 Peaks device_peaks(c10::Device device, at::ScalarType dtype, const Settings& settings);
 // Pure part, for tests: the table's entry for a device name.
 Peaks peaks_for_device_name(const std::string& name, at::ScalarType dtype);
+// Whether `work` done in `seconds` is faster than `peaks` allow (by more than 5 %): the roofline's
+// `suspect` flag. Never for peaks that are not a bound.
+bool beats_peaks(const Work& work, double seconds, const Peaks& peaks);
+
+// What the CPU's measured peaks are kept under: its model, its logical CPUs and ATen's threads
+// ("Intel(R) Xeon(R) ... | 2 CPUs | 2 threads").
+std::string cpu_identity();
+// Measures this CPU with ATen's threads: memory bandwidth as the best of 5 copies of 256 MiB
+// (bytes read and written, as Work counts them), f32 compute as the best of 5 products of two
+// 1536x1536 matrices (2 FLOPs per multiply-add). About a second on 2 cores. Not a bound.
+Peaks measure_cpu_peaks();
+// The CPU's peaks from the file at `path` when it holds figures for cpu_identity(), else measured
+// and added to it (written whole, so concurrent runs each leave a valid file); "none" as the
+// path: unknown. Once per process.
+Peaks cpu_peaks(const std::string& path);
+// Pure parts, for tests: the figures `file_text` (a cpu_peaks file) holds for `identity`, if any
+// (none from a malformed file); and `file_text` with `peaks` recorded for `identity`.
+std::optional<Peaks> cached_cpu_peaks(const std::string& file_text, const std::string& identity);
+std::string with_cpu_peaks(const std::string& file_text, const std::string& identity, const Peaks& peaks);
 
 }  // namespace backendbench

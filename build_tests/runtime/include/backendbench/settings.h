@@ -77,6 +77,9 @@ struct Settings {
   StoppingRule stopping;
   double peak_gbps = 0;    // 0: from the table of known GPUs
   double peak_tflops = 0;  // 0: from the table of known GPUs
+  // Where this machine's measured CPU peaks are kept (roofline.h: cpu_peaks); "none": no CPU
+  // peaks. Unset: $XDG_CACHE_HOME/backendbench/cpu_peaks.json, or under $HOME/.cache.
+  std::string cpu_peaks_path;
   bool calibration = false;
   std::string summary_path;
   // ./bench's own worker processes (set by ./bench, not by users): a worker runs benchmarks,
