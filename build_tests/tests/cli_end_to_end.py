@@ -386,6 +386,11 @@ def workflow():
     done = cli("compare", results, new_results, expect=0)
     check(re.search(r"relu\.default\s+impl3\s+0\s+[1-9]\d*\s+-\s+-\s+only B", done.stdout) is not None,
           "compare shows the new kernel's failures")
+    page_path = os.path.join(new_results, "compare.html")
+    check(f"the comparison as a page: {page_path}" in done.stdout, "compare names its page")
+    page = open(page_path).read() if os.path.exists(page_path) else ""
+    check(re.search(r"<tr class=\"worse\"><td>relu\.default</td><td>impl3</td><td class=\"n\">0</td><td class=\"n\">[1-9]", page)
+          is not None, "the page shows the new kernel's failures as worse")
     # A trace file of our own is a suite named after it.
     traces = os.path.join(args.work, "my-model.txt")
     with open(traces, "w") as handle:

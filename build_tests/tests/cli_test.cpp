@@ -427,6 +427,26 @@ TEST(Compare, FindsBrokenFixedSlowerAndFasterCases) {
   EXPECT_NE(comparison_text(comparison, "A", "B", 0.10).find("2 regressions"), std::string::npos);
 }
 
+TEST(Compare, PageShowsRegressionsFirstAndEscapesEveryText) {
+  std::vector<Verdict> before = {verdict_of("a", true), verdict_of("b", false), verdict_of("c", true, 2.0, "bench")};
+  std::vector<Verdict> after = {verdict_of("a", false), verdict_of("b", true), verdict_of("c", true, 1.5, "bench")};
+  after[0].errors = {"expected <b>&\"1\"</b>"};  // a message is text, never markup
+  const std::string page = comparison_html(compare_runs(before, after, 0.10), "runs/<old>", "runs/new", 0.10);
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page.find("<title>backendbench compare: runs/&lt;old&gt; (A) and runs/new (B)</title>"), std::string::npos);
+  EXPECT_NE(page.find("2 regressions, 1 improvements"), std::string::npos);  // a broke, c slowed; b fixed
+  EXPECT_NE(page.find("expected &lt;b&gt;&amp;&quot;1&quot;&lt;/b&gt;"), std::string::npos);
+  EXPECT_EQ(page.find("<b>&"), std::string::npos);
+  // Regressions, then improvements, then the rows; c's lost speedup is among the regressions.
+  const size_t regressions = page.find("id=\"regressions\""), improvements = page.find("id=\"improvements\""),
+               rows = page.find("id=\"rows\"");
+  ASSERT_NE(regressions, std::string::npos);
+  EXPECT_LT(regressions, improvements);
+  EXPECT_LT(improvements, rows);
+  EXPECT_NE(page.substr(regressions, improvements - regressions).find("speedup 2.000x → 1.500x (-25.0%)"), std::string::npos);
+  EXPECT_NE(page.substr(improvements, rows - improvements).find("passed"), std::string::npos);
+}
+
 TEST(Scaffold, WritesTheExactSignatureIntoTheNextFreeFile) {
   Scratch scratch;
   scratch.write("kernels/add/add_implementation_1.cpp", "");

@@ -37,7 +37,7 @@ Start here:
   backendbench new relu            a kernel file for relu.default with its exact signature
   backendbench run --suite smoke,edge --backend directory --ops relu
   backendbench ops --suite smoke   which operators a suite has, and which have kernels
-  backendbench compare OLD NEW     what got slower, faster, broken or fixed)";
+  backendbench compare OLD NEW     what got slower, faster, broken or fixed (and NEW/compare.html))";
 
 // `backendbench --suite smoke ...` (BackendBench's spelling) means `backendbench run --suite smoke ...`.
 std::vector<std::string> arguments_of(int argc, char** argv) {
@@ -167,6 +167,8 @@ int main(int argc, char** argv) {
   compare_command_line->add_option("--threshold", threshold, "a speedup change beyond this fraction counts")
       ->capture_default_str()->check(CLI::Range(0.0, 10.0));
   compare_command_line->add_flag("--fail-on-regression", fail_on_regression, "exit 1 when B regressed (for CI)");
+  std::string compare_html;
+  compare_command_line->add_option("--html", compare_html, "where the comparison's HTML page goes (default: B/compare.html)");
 
   try {
     std::vector<std::string> arguments = arguments_of(argc, argv);
@@ -193,7 +195,7 @@ int main(int argc, char** argv) {
     if (*ops_command_line) return ops_command(ops);
     if (*gpus_command_line) return gpus_command(gpu_slots, gpus_out);
     if (*report_command_line) return report_command(report_directory);
-    if (*compare_command_line) return compare_command(before, after, threshold, fail_on_regression);
+    if (*compare_command_line) return compare_command(before, after, threshold, fail_on_regression, compare_html);
   } catch (const backendbench::DiagnosticError& error) {
     std::cerr << error.what() << "\n";
     return 2;

@@ -1120,7 +1120,8 @@ int report_command(const std::string& directory) {
   return 0;
 }
 
-int compare_command(const std::string& before, const std::string& after, double threshold, bool fail_on_regression) {
+int compare_command(const std::string& before, const std::string& after, double threshold, bool fail_on_regression,
+                    const std::string& html) {
   std::vector<Verdict> runs[2];
   for (int i = 0; i < 2; ++i) {
     const std::string& directory = i == 0 ? before : after;
@@ -1131,6 +1132,9 @@ int compare_command(const std::string& before, const std::string& after, double 
   }
   const Comparison comparison = compare_runs(runs[0], runs[1], threshold);
   std::cout << comparison_text(comparison, before, after, threshold);
+  const std::string page = html.empty() ? after + "/compare.html" : html;
+  write_whole(page, comparison_html(comparison, before, after, threshold));
+  std::cout << "\nthe comparison as a page: " << page << "\n";
   return fail_on_regression && !comparison.regressions.empty() ? 1 : 0;
 }
 

@@ -1,12 +1,14 @@
 // Comparing two runs; see compare.h.
 #include "cli/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <tuple>
 
 #include "backendbench/run_scores.h"
+#include "cli/report.h"
 
 namespace backendbench::cli {
 namespace {
@@ -114,6 +116,69 @@ std::string comparison_text(const Comparison& comparison, const std::string& bef
     }
   }
   return text;
+}
+
+namespace {
+
+// How much worse a row got: more failures first, then the larger loss of speedup.
+std::pair<int, double> worsening(const RowChange& row) {
+  const double ratio = std::isnan(row.speedup_before) || std::isnan(row.speedup_after) ? 1.0 : row.speedup_after / row.speedup_before;
+  return {row.failed_after - row.failed_before, -ratio};
+}
+
+}  // namespace
+
+std::string comparison_html(const Comparison& comparison, const std::string& before_label,
+                            const std::string& after_label, double threshold) {
+  std::string html =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>backendbench compare: " +
+      html_text(before_label) + " (A) and " + html_text(after_label) +
+      " (B)</title>\n<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}"
+      "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}"
+      "th{background:#f4f4f4}td.n{text-align:right}.worse{background:#fde2e1}.better{background:#e1f5e4}"
+      "code{font-size:90%}</style></head><body>\n";
+  html += "<h1>B against A</h1>\n<p>A: <code>" + html_text(before_label) + "</code><br>B: <code>" + html_text(after_label) +
+          "</code></p>\n<p id=\"summary\">" + std::to_string(comparison.regressions.size()) + " regressions, " +
+          std::to_string(comparison.improvements.size()) + " improvements; " + std::to_string(comparison.matched) +
+          " tests in both, " + std::to_string(comparison.only_before) + " only in A, " +
+          std::to_string(comparison.only_after) + " only in B; a speedup change counts beyond " +
+          figure("%.0f%%", 100 * threshold) + ".</p>\n";
+  for (const auto* list : {&comparison.regressions, &comparison.improvements}) {
+    const bool regressions = list == &comparison.regressions;
+    html += std::string("<h2 id=\"") + (regressions ? "regressions" : "improvements") + "\">" +
+            std::to_string(list->size()) + (regressions ? " regressions" : " improvements") + "</h2>\n";
+    if (list->empty()) continue;
+    html += "<table><tr><th>suite</th><th>operator</th><th>case</th><th>backend</th><th>test</th><th>what changed</th></tr>\n";
+    for (const CaseChange& change : *list) {
+      html += std::string("<tr class=\"") + (regressions ? "worse" : "better") + "\"><td>" + html_text(change.suite) +
+              "</td><td>" + html_text(change.op) + "</td><td>" + html_text(change.case_name) + "</td><td>" +
+              html_text(change.backend) + "</td><td>" + html_text(change.test_type) + "</td><td>" + html_text(change.what) +
+              "</td></tr>\n";
+    }
+    html += "</table>\n";
+  }
+  std::vector<RowChange> rows = comparison.rows;
+  std::stable_sort(rows.begin(), rows.end(), [](const RowChange& a, const RowChange& b) { return worsening(a) > worsening(b); });
+  html += "<h2 id=\"rows\">Per operator and backend</h2>\n<p>Geomean speedup over aten and failed tests; rows that got "
+          "worse first.</p>\n<table><tr><th>operator</th><th>backend</th><th>failed A</th><th>failed B</th>"
+          "<th>speedup A</th><th>speedup B</th><th>change</th></tr>\n";
+  for (const RowChange& row : rows) {
+    auto speed = [](double value) { return std::isnan(value) ? std::string("-") : figure("%.3fx", value); };
+    const std::pair<int, double> worse = worsening(row);
+    const bool slower = worse.second > -(1 - threshold), faster = worse.second < -(1 + threshold);
+    const std::string change = std::isnan(row.speedup_before) || std::isnan(row.speedup_after)
+                                   ? (row.only_before ? "only A" : row.only_after ? "only B" : "-")
+                                   : figure("%+.1f%%", 100 * (row.speedup_after / row.speedup_before - 1));
+    const std::string css = worse.first > 0 || (worse.first == 0 && slower) ? " class=\"worse\""
+                            : worse.first < 0 || faster                      ? " class=\"better\""
+                                                                             : "";
+    html += "<tr" + css + "><td>" + html_text(row.op) + "</td><td>" + html_text(row.backend) + "</td><td class=\"n\">" +
+            std::to_string(row.failed_before) + "</td><td class=\"n\">" + std::to_string(row.failed_after) +
+            "</td><td class=\"n\">" + speed(row.speedup_before) + "</td><td class=\"n\">" + speed(row.speedup_after) +
+            "</td><td class=\"n\">" + change + "</td></tr>\n";
+  }
+  html += "</table>\n</body></html>\n";
+  return html;
 }
 
 }  // namespace backendbench::cli

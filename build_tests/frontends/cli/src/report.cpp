@@ -17,6 +17,8 @@ std::string script_safe(std::string text) {
   return text;
 }
 
+}  // namespace
+
 std::string html_text(const std::string& text) {
   std::string escaped;
   for (const char c : text) {
@@ -25,13 +27,12 @@ std::string html_text(const std::string& text) {
       case '>': escaped += "&gt;"; break;
       case '&': escaped += "&amp;"; break;
       case '"': escaped += "&quot;"; break;
+      case '\'': escaped += "&#39;"; break;
       default: escaped += c;
     }
   }
   return escaped;
 }
-
-}  // namespace
 
 BackendNames backend_names(const nlohmann::json& run) {
   return {run.value("kernels_label", "directory"), run.value("op_libraries", std::vector<std::string>{})};

@@ -37,7 +37,9 @@ int gpus_command(int slots, const std::string& out);
 // Re-reads a results folder (verdicts.jsonl, run.json), prints its scores, writes its report again.
 int report_command(const std::string& directory);
 
-// Exit status 1 when `fail_on_regression` and B regressed against A.
-int compare_command(const std::string& before, const std::string& after, double threshold, bool fail_on_regression);
+// Prints the comparison and writes it as HTML to `html` (""; B/compare.html). Exit status 1 when
+// `fail_on_regression` and B regressed against A.
+int compare_command(const std::string& before, const std::string& after, double threshold, bool fail_on_regression,
+                    const std::string& html = "");
 
 }  // namespace backendbench::cli

@@ -33,5 +33,9 @@ struct Comparison {
 Comparison compare_runs(const std::vector<Verdict>& before, const std::vector<Verdict>& after, double threshold);
 std::string comparison_text(const Comparison& comparison, const std::string& before_label,
                             const std::string& after_label, double threshold);
+// The same as one HTML page with nothing to load (the console's order: regressions, then fixes and
+// speedups, then every (operator, backend) row, those that got worse first); every text escaped.
+std::string comparison_html(const Comparison& comparison, const std::string& before_label,
+                            const std::string& after_label, double threshold);
 
 }  // namespace backendbench::cli

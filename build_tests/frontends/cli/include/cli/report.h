@@ -25,4 +25,7 @@ nlohmann::json report_data(const std::vector<Verdict>& verdicts, const nlohmann:
 // The page. `plotly_js`: the text of plotly.min.js ("" draws a note instead of the plots).
 std::string report_html(const nlohmann::json& data, const std::string& templates_directory, const std::string& plotly_js);
 
+// `text` escaped for HTML text and attribute values (the report's and compare's pages).
+std::string html_text(const std::string& text);
+
 }  // namespace backendbench::cli
