@@ -35,6 +35,17 @@ std::string figure(const char* format, double value) {
   return text;
 }
 
+// A geomean speedup, or "-" without performance tests.
+std::string speed(double value) { return std::isnan(value) ? std::string("-") : figure("%.3fx", value); }
+
+// A row's change of speedup ("+12.0%"), or why there is none ("only A", "only B", "-").
+std::string change_text(const RowChange& row) {
+  if (std::isnan(row.speedup_before) || std::isnan(row.speedup_after)) {
+    return row.only_before ? "only A" : row.only_after ? "only B" : "-";
+  }
+  return figure("%+.1f%%", 100 * (row.speedup_after / row.speedup_before - 1));
+}
+
 CaseChange change_of(const Verdict& verdict, std::string what) {
   return {verdict.suite, verdict.op, verdict.backend, verdict.case_name,
           is_performance_test(verdict) ? "performance" : "correctness", std::move(what)};
@@ -98,10 +109,7 @@ std::string comparison_text(const Comparison& comparison, const std::string& bef
                 "speedup A", "speedup B", "change");
   text += "per operator and backend (geomean speedup; failed tests)\n" + std::string(line);
   for (const RowChange& row : comparison.rows) {
-    auto speed = [](double value) { return std::isnan(value) ? std::string("-") : figure("%.3fx", value); };
-    const std::string change = std::isnan(row.speedup_before) || std::isnan(row.speedup_after)
-                                   ? (row.only_before ? "only A" : row.only_after ? "only B" : "-")
-                                   : figure("%+.1f%%", 100 * (row.speedup_after / row.speedup_before - 1));
+    const std::string change = change_text(row);
     std::snprintf(line, sizeof(line), "  %-32s %-10s %8d %8d %9s %9s %8s\n", row.op.c_str(), row.backend.c_str(),
                   row.failed_before, row.failed_after, speed(row.speedup_before).c_str(),
                   speed(row.speedup_after).c_str(), change.c_str());
@@ -163,12 +171,9 @@ std::string comparison_html(const Comparison& comparison, const std::string& bef
           "worse first.</p>\n<table><tr><th>operator</th><th>backend</th><th>failed A</th><th>failed B</th>"
           "<th>speedup A</th><th>speedup B</th><th>change</th></tr>\n";
   for (const RowChange& row : rows) {
-    auto speed = [](double value) { return std::isnan(value) ? std::string("-") : figure("%.3fx", value); };
     const std::pair<int, double> worse = worsening(row);
     const bool slower = worse.second > -(1 - threshold), faster = worse.second < -(1 + threshold);
-    const std::string change = std::isnan(row.speedup_before) || std::isnan(row.speedup_after)
-                                   ? (row.only_before ? "only A" : row.only_after ? "only B" : "-")
-                                   : figure("%+.1f%%", 100 * (row.speedup_after / row.speedup_before - 1));
+    const std::string change = change_text(row);
     const std::string css = worse.first > 0 || (worse.first == 0 && slower) ? " class=\"worse\""
                             : worse.first < 0 || faster                      ? " class=\"better\""
                                                                              : "";
