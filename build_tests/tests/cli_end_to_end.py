@@ -5,8 +5,8 @@
                   and no --out folder (no build needed: arguments are checked first)
   run             run on smoke and edge with aten and the example kernels in a build folder of
                   its own; the results folder read as BackendBench's users read it
-  report          the report in headless Chromium: loads without errors, the four plots render
-                  (a screenshot in the test's output folder); `report` writes it again
+  report          the report in headless Chromium (report_page.py): its first screen answers what is
+                  wrong, slow and skipped; a screenshot in the test's output folder; `report` writes it again
   gpus            the same run on two fake GPUs (CUDA_VISIBLE_DEVICES=0,1, as Slurm sets it) with
                   2 entries per GPU and operators split into parts of 2 cases: the run writes CTest's
                   resource spec; /proc, sampled meanwhile, never shows more entries on a GPU than
@@ -17,7 +17,10 @@
                   the single run's, every case exactly once, each task's cases on its own GPU;
                   every daemon is stopped after
   workflow        ops lists the suite; new scaffolds a kernel that fails clearly until written;
-                  compare; an operator the suite lacks
+                  a wrong kernel's failed case run again by the command the console prints; the
+                  report of a run with failures, skips and two backends, of a one-kernel run, and
+                  of two results folders on one page, in headless Chromium; compare; an operator
+                  the suite lacks
 """
 import argparse
 import csv
@@ -37,6 +40,7 @@ parser.add_argument("--chromium", default="")
 args = parser.parse_args()
 sys.path.insert(0, os.path.join(args.source, "scripts"))
 from entry_sampler import EntrySampler  # noqa: E402  (the checkout's scripts/, found through --source)
+from report_page import look_at_report, run_kernels  # noqa: E402  (beside this script)
 tree, results = os.path.join(args.work, "tree"), os.path.join(args.work, "results")
 failures = []
 
@@ -264,24 +268,12 @@ def report():
     done = cli("report", results, expect=0)
     check("scores (BackendBench's definitions" in done.stdout, "report prints the scores")
     check(os.path.getmtime(page) >= before, "report writes the page again")
-    check(bool(args.chromium), "Chromium found (scripts/install-deps.sh installs Debian's chromium)")
-    if not args.chromium:
-        return
-    browser = [args.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-               "--virtual-time-budget=15000", "--window-size=1400,4200"]
-    dom = subprocess.run(browser + ["--dump-dom", "file://" + page], capture_output=True, text=True, timeout=180)
-    body = re.search(r"<body[^>]*>", dom.stdout)
-    print("body tag:", body.group(0) if body else dom.stdout[:500], dom.stderr[-1500:], sep="\n")
-    check(body is not None and 'data-plots-rendered="4"' in body.group(0), "the four plots rendered")
-    check(body is not None and "data-report-errors" not in body.group(0), "no script errors")
-    check(dom.stdout.count('class="main-svg"') >= 4, "plotly drew its SVG for each plot")
-    check("<td>relu.default</td>" in dom.stdout, "the operators table is filled")
-    shot_dir = os.path.join(args.work, "screenshots")
-    os.makedirs(shot_dir, exist_ok=True)
-    shot = os.path.join(shot_dir, "report.png")
-    subprocess.run(browser + ["--screenshot=" + shot, "file://" + page], capture_output=True, timeout=180)
-    check(os.path.isfile(shot) and os.path.getsize(shot) > 50_000, f"screenshot {shot}")
-    print("screenshot:", shot)
+    # Two backends, a slow kernel, CUDA kernels skipped on the CPU: as a person sees it.
+    kernels, wrong, skipped = run_kernels(results)
+    check(not wrong and skipped, "the run has no wrong kernel and skipped tests")
+    dom = look_at_report(check, args.chromium, page, os.path.join(args.work, "screenshots", "two_backends_with_skips.png"),
+                         kernels=len(kernels), skipped=skipped, groups=["aten", "directory"])
+    check("<td>relu.default</td>" in dom, "the operators table is filled")
 
 
 def workflow():
@@ -307,7 +299,7 @@ def workflow():
         handle.write("import torch\n\ndef relu_kernel_impl(*args, **kwargs):\n    return torch.clamp(args[0], min=0)\n")
     new_results = os.path.join(args.work, "new_results")
     shutil.rmtree(new_results, ignore_errors=True)
-    done = cli("run", "--suite", "smoke", "--backend", kernels, "--ops", "relu", "--device", "cpu", "--no-timing",
+    done = cli("run", "--suite", "smoke", "--backend", "aten," + kernels, "--ops", "relu", "--device", "cpu", "--no-timing",
                "--build", tree, "--out", new_results, "-j", "2", expect=1)
     check("does not compile: " + os.path.join(kernels, "relu", "relu_implementation_4.cpp") in done.stdout,
           "the kernel that does not compile is named")
@@ -321,6 +313,27 @@ def workflow():
     check(passed and all(r["is_correct"] for r in passed), "the kernel that compiles still ran and passed")
     python_kernel = [r for r in json.load(open(os.path.join(new_results, "full_results.json"))) if r["backend"] == "impl5"]
     check(python_kernel and all(r["is_correct"] for r in python_kernel), "the .py kernel ran and passed")
+    # The console's command runs the new kernel's first failed case again, with the run's salt.
+    again = re.search(r"^  relu\.default impl3 \(.*\), \d+ of \d+ failed:\n    (.*)$", done.stdout, re.M)
+    check(again is not None, "the console prints a command for the wrong kernel's first failed case")
+    if again:
+        salt = json.load(open(os.path.join(new_results, "run.json")))["salt"]
+        rerun = subprocess.run(again.group(1), shell=True, capture_output=True, text=True, timeout=300)
+        print("$ " + again.group(1) + f"  (exit {rerun.returncode})\n" + rerun.stdout[-3000:] + rerun.stderr[-2000:])
+        check(rerun.returncode != 0 and "is not written yet" in rerun.stdout + rerun.stderr,
+              "the command fails the same way")
+        ran = re.findall(r"^\[ RUN      \] smoke/relu__default\.impl3/(\w+)$", rerun.stdout, re.M)
+        check(len(ran) == 1 and ran[0] in {r["case"] for r in failed if r["backend"] == "impl3"},
+              f"it runs that one case, a failed one of impl3 ({ran})")
+        check(f"salt {salt}" in rerun.stdout + rerun.stderr, "with the run's salt")
+    broken = re.search(r"^  relu\.default impl4 \(.*\), \d+ of \d+ failed:\n    (.*)$", done.stdout, re.M)
+    check(broken is not None and broken.group(1).startswith("backendbench run --suite smoke --backend ") and
+          "--ops relu.default" in broken.group(1), "the kernel that did not compile: the run of its operator shows why again")
+    kernels_seen, wrong, skipped = run_kernels(new_results)
+    check(wrong == {("relu.default", "impl3"), ("relu.default", "impl4")}, f"two wrong kernels ({wrong})")
+    look_at_report(check, args.chromium, os.path.join(new_results, "report.html"),
+                   os.path.join(args.work, "screenshots", "failures_skips_two_backends.png"), kernels=len(kernels_seen),
+                   wrong=sorted(wrong), skipped=skipped, groups=["aten", kernels])
     # An operator whose only kernel does not compile costs only its own cases: the run goes on,
     # the results folder is written, the other operator's kernel is scored, the exit status is 1.
     lone = os.path.join(args.work, "lone_broken_kernels")
@@ -391,6 +404,31 @@ def workflow():
     page = open(page_path).read() if os.path.exists(page_path) else ""
     check(re.search(r"<tr class=\"worse\"><td>relu\.default</td><td>impl3</td><td class=\"n\">0</td><td class=\"n\">[1-9]", page)
           is not None, "the page shows the new kernel's failures as worse")
+    # One kernel, timed: the page a kernel author sees first.
+    one = os.path.join(args.work, "one_kernel")
+    shutil.rmtree(one, ignore_errors=True)
+    os.makedirs(os.path.join(one, "relu"))
+    shutil.copy(os.path.join(args.source, "generated_kernels", "relu", "relu_implementation_1.cpp"), os.path.join(one, "relu"))
+    one_results = os.path.join(args.work, "one_kernel_results")
+    shutil.rmtree(one_results, ignore_errors=True)
+    cli("run", "--suite", "smoke", "--backend", one, "--ops", "relu", "--device", "cpu", "--build", tree, "--out", one_results,
+        "-j", "2", expect=0)
+    if os.path.isfile(os.path.join(one_results, "report.html")):
+        look_at_report(check, args.chromium, os.path.join(one_results, "report.html"),
+                       os.path.join(args.work, "screenshots", "one_kernel.png"), kernels=1, groups=[one])
+    # Two results folders on one page, each run's backends under its folder's name.
+    both = os.path.join(args.work, "both_runs.html")
+    done = cli("report", results, new_results, "--html", both, expect=0)
+    check(re.search(r"^results \(.*\): backendbench run --suite smoke,edge", done.stdout, re.M) is not None and
+          re.search(r"^new_results \(.*\): backendbench run --suite smoke ", done.stdout, re.M) is not None,
+          "report prints each folder's scores under its tag")
+    check(f"report: {both}" in done.stdout, "report names the page it wrote")
+    if os.path.isfile(both):
+        first, second = run_kernels(results), run_kernels(new_results)
+        look_at_report(check, args.chromium, both, os.path.join(args.work, "screenshots", "two_runs.png"),
+                       kernels=len(first[0]) + len(second[0]),
+                       wrong=[(op, "new_results: " + backend) for op, backend in sorted(second[1])],
+                       skipped=first[2] | second[2], groups=["results: aten", "results: directory", "new_results: aten"])
     # A trace file of our own is a suite named after it.
     traces = os.path.join(args.work, "my-model.txt")
     with open(traces, "w") as handle:

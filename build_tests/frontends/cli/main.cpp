@@ -153,9 +153,14 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(1, 1024));
   gpus_command_line->add_option("--out", gpus_out, "file to write (default: standard output)");
 
-  std::string report_directory;
-  auto* report_command_line = app.add_subcommand("report", "print a results folder's scores and write its report.html again");
-  report_command_line->add_option("folder", report_directory, "a results folder of backendbench run")->required();
+  std::vector<std::string> report_directories;
+  std::string report_page;
+  auto* report_command_line = app.add_subcommand(
+      "report", "print a results folder's scores and write its report.html again; several folders: one page over them all");
+  report_command_line->add_option("folders", report_directories, "results folders of backendbench run (one per GPU model, say)")
+      ->required();
+  report_command_line->add_option("--html", report_page,
+                                  "where the page goes (default: FOLDER/report.html; for several folders, backendbench_report.html here)");
 
   std::string before, after;
   double threshold = 0.10;
@@ -194,7 +199,7 @@ int main(int argc, char** argv) {
     if (*new_command_line) return new_command(new_op, new_cuda, new_kernels);
     if (*ops_command_line) return ops_command(ops);
     if (*gpus_command_line) return gpus_command(gpu_slots, gpus_out);
-    if (*report_command_line) return report_command(report_directory);
+    if (*report_command_line) return report_command(report_directories, report_page);
     if (*compare_command_line) return compare_command(before, after, threshold, fail_on_regression, compare_html);
   } catch (const backendbench::DiagnosticError& error) {
     std::cerr << error.what() << "\n";

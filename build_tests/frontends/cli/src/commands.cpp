@@ -16,6 +16,7 @@
 #endif
 
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +38,7 @@
 #include "build_service/build_tree.h"
 #include "cli/compare.h"
 #include "cli/errors.h"
+#include "cli/findings.h"
 #include "cli/generation_phase.h"
 #include "build_service/process.h"
 #include "cli/progress.h"
@@ -455,6 +457,12 @@ std::string now_text(const char* format) {
   return text;
 }
 
+// Where this command was started: run.json keeps it, and the report shows paths relative to it.
+std::string working_directory() {
+  char buffer[PATH_MAX];
+  return getcwd(buffer, sizeof(buffer)) ? std::string(buffer) : std::string();
+}
+
 void print_scores(const std::vector<Verdict>& verdicts, const nlohmann::json& run) {
   const double p = run.value("p", 1.0);
   std::cout << "\nscores (BackendBench's definitions: a row is one operator and kernel; a failed performance test counts as 1.0)\n";
@@ -497,6 +505,16 @@ void print_scores(const std::vector<Verdict>& verdicts, const nlohmann::json& ru
     std::cout << "  [" << verdict.suite << " " << verdict.backend << (is_performance_test(verdict) ? " timing" : "") << "] "
               << message << "\n";
   }
+  const Findings findings = run_findings(verdicts, run);
+  int wrong = 0;
+  for (const KernelFinding& kernel : findings.kernels) {
+    if (!kernel.wrong() || kernel.reproduce.empty()) continue;
+    if (wrong++ == 0) std::cout << "\nto run a wrong kernel's first failed case again (its salt, its case):\n";
+    if (wrong > 10) continue;
+    std::cout << "  " << kernel.op << " " << kernel.backend << (kernel.kernel_file.empty() ? "" : " (" + kernel.kernel_file + ")")
+              << ", " << kernel.failed << " of " << kernel.tests << " failed:\n    " << kernel.reproduce << "\n";
+  }
+  if (wrong > 10) std::cout << "  and " << wrong - 10 << " more wrong kernels (report.html lists each with its command)\n";
 }
 
 // Google Benchmark's JSON outputs of the run's ./bench entries as one: the first's context, every
@@ -617,13 +635,19 @@ void write_kernel_view(const std::string& kernels, const std::map<std::string, s
   }
 }
 
+// A kernel file's name without its folder and extension: relu_implementation_1.
+std::string file_stem(const std::string& source) {
+  const size_t name = source.find_last_of('/') + 1;
+  return source.substr(name, source.find_last_of('.') - name);
+}
+
 // Entries for the kernels that did not compile: the cases their operator has in the selected suites.
 std::vector<Entry> unbuilt_entries(const BuildTree& tree, const RunRequest& request,
                                    const std::map<std::string, std::string>& broken, const std::string& logs) {
   std::vector<Entry> entries;
   for (const auto& [source, error] : broken) {
     const std::string folder = fs_parent_name(source);
-    const std::string stem = source.substr(source.find_last_of('/') + 1, source.find_last_of('.') - source.find_last_of('/') - 1);
+    const std::string stem = file_stem(source);
     const auto op = naming::OperatorName::from_folder(folder);
     const auto number = naming::implementation_number(folder, stem);
     if (!op || !number) continue;
@@ -985,9 +1009,13 @@ int run_command(const RunRequest& given, const std::string& command_line) {
                         {"salt", salt_text(salt)},
                         {"sandboxed", request.sandbox},
                         {"build_directory", request.build},
+                        {"working_directory", working_directory()},
                         {"versions", versions(tree)}};
   if (request.slurm) run["slurm"] = {{"tasks", request.slurm->tasks}, {"gpus_per_task", request.slurm->gpus_per_task}};
   if (gpus.gpus) run["gpu_slots"] = gpus.slots;
+  // The kernels that did not compile (findings.h's reproduce_command: how to see why again).
+  run["kernels_not_compiled"] = nlohmann::json::array();
+  for (const auto& [source, message] : broken) run["kernels_not_compiled"].push_back(source);
   std::string lines;
   for (const Verdict& verdict : verdicts) lines += verdict_json(verdict) + "\n";
   write_whole(staging.path() + "/verdicts.jsonl", lines);
@@ -1094,29 +1122,44 @@ int new_command(const std::string& op, bool cuda, const std::string& kernels_dir
   return 0;
 }
 
-int report_command(const std::string& directory) {
-  const Installation where = installation();
+ResultsRun read_results_folder(const std::string& directory) {
   if (!exists(directory + "/run.json") || !exists(directory + "/verdicts.jsonl")) {
     throw CliError(directory, "not a results folder", "a folder written by backendbench run (run.json, verdicts.jsonl)");
   }
-  nlohmann::json run;
+  ResultsRun results;
   try {
-    run = nlohmann::json::parse(read_text(directory + "/run.json"));
+    results.run = nlohmann::json::parse(read_text(directory + "/run.json"));
   } catch (const nlohmann::json::exception& error) {
     throw CliError(directory + "/run.json", std::string("unreadable (") + error.what() + ")", "the run.json backendbench run wrote");
   }
-  std::vector<Verdict> verdicts;
   try {
-    verdicts = read_verdicts(directory + "/verdicts.jsonl");
+    results.verdicts = read_verdicts(directory + "/verdicts.jsonl");
   } catch (const std::exception& error) {
     throw CliError(directory + "/verdicts.jsonl", error.what(), "verdicts of schema version 1");
   }
-  write_whole(directory + "/report.html",
-              report_html(report_data(verdicts, run), where.templates_directory, read_text(where.plotly_js_path)));
-  std::cout << "backendbench report: " << run.value("command", std::string()) << "\n";
-  print_scores(verdicts, run);
-  if (run.contains("generation")) print_generation(run["generation"]);
-  std::cout << "\nreport: " << directory << "/report.html\n";
+  return results;
+}
+
+int report_command(const std::vector<std::string>& directories, const std::string& page) {
+  const Installation where = installation();
+  std::vector<ResultsRun> runs;
+  std::vector<nlohmann::json> run_files;
+  for (const std::string& directory : directories) {
+    runs.push_back(read_results_folder(directory));
+    run_files.push_back(runs.back().run);
+  }
+  const std::vector<std::string> tags = run_tags(directories, run_files);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].tag = tags[i];
+    std::cout << (runs.size() > 1 ? "\n" + tags[i] + " (" + directories[i] + "): " : "backendbench report: ")
+              << runs[i].run.value("command", std::string()) << "\n";
+    print_scores(runs[i].verdicts, runs[i].run);
+    if (runs.size() == 1 && runs[i].run.contains("generation")) print_generation(runs[i].run["generation"]);
+  }
+  const std::string written =
+      !page.empty() ? page : runs.size() == 1 ? directories[0] + "/report.html" : std::string("backendbench_report.html");
+  write_whole(written, report_html(combined_report_data(runs), where.templates_directory, read_text(where.plotly_js_path)));
+  std::cout << "\nreport: " << written << "\n";
   return 0;
 }
 

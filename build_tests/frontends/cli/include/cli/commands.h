@@ -34,8 +34,10 @@ int new_command(const std::string& op, bool cuda, const std::string& kernels_dir
 // for `ctest --resource-spec-file`. Exit status 0.
 int gpus_command(int slots, const std::string& out);
 
-// Re-reads a results folder (verdicts.jsonl, run.json), prints its scores, writes its report again.
-int report_command(const std::string& directory);
+// Re-reads results folders (verdicts.jsonl, run.json), prints each one's scores, and writes the
+// report again: one folder's into it (or `page`), several folders' as one page (`page`, default
+// backendbench_report.html in the current folder), each run's backends tagged (run_tags).
+int report_command(const std::vector<std::string>& directories, const std::string& page);
 
 // Prints the comparison and writes it as HTML to `html` (""; B/compare.html). Exit status 1 when
 // `fail_on_regression` and B regressed against A.
