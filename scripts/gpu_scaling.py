@@ -17,7 +17,7 @@ writes it to <out>/scaling.json.
 
 Usage: scripts/gpu_scaling.py --backendbench build/backendbench --traces DIR [--build build-scaling]
        [--out scaling_results] [--topn 5] [--kernels directory | --cuda-kernels-only] [--kernel-ops relu,add]
-       [--gpu-slots 4] [--skip-aten | --skip-kernels]
+       [--gpu-slots 4] [--skip-aten | --skip-kernels] [--run-args '--one-job-per-entry']
 """
 import argparse
 import json
@@ -74,7 +74,7 @@ def cuda_kernels_only(folder, into):
 def run(options, name, visible, arguments):
     out = os.path.join(options.out, name)
     command = [options.backendbench, "run", *arguments, "--device", "cuda", "--salt", "0x5eed", "--build", options.build,
-               "--out", out, "--gpu-slots", str(options.gpu_slots)]
+               "--out", out, "--gpu-slots", str(options.gpu_slots), *options.run_args.split()]
     environment = dict(os.environ)
     environment.pop("CUDA_VISIBLE_DEVICES", None)
     if visible is not None:
@@ -136,6 +136,8 @@ def main():
     parser.add_argument("--gpu-slots", type=int, default=4)
     parser.add_argument("--skip-aten", action="store_true")
     parser.add_argument("--skip-kernels", action="store_true")
+    parser.add_argument("--run-args", default="", help="more arguments for every run, e.g. --one-job-per-entry "
+                        "(each operator and backend an entry of its own, as before small jobs were packed)")
     options = parser.parse_args()
     options.build, options.out = os.path.abspath(options.build), os.path.abspath(options.out)
     os.makedirs(options.out, exist_ok=True)

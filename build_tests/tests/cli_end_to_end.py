@@ -8,7 +8,8 @@
   report          the report in headless Chromium (report_page.py): its first screen answers what is
                   wrong, slow and skipped; a screenshot in the test's output folder; `report` writes it again
   gpus            the same run on two fake GPUs (CUDA_VISIBLE_DEVICES=0,1, as Slurm sets it) with
-                  2 entries per GPU and operators split into parts of 2 cases: the run writes CTest's
+                  2 entries per GPU and operators split into parts of 2 cases, one job per entry
+                  (--one-job-per-entry; the run step packs): the run writes CTest's
                   resource spec; /proc, sampled meanwhile, never shows more entries on a GPU than
                   its slots, or a timing entry beside another; the verdicts name their GPU, and
                   equal the single run's, every case exactly once, one row per operator
@@ -106,6 +107,9 @@ def run():
         check(os.path.isfile(os.path.join(results, name)), f"results folder has {name}")
     if failures:
         return
+    # Small jobs share entries (entry_packs.h): fewer processes, every case still there (below).
+    junit = open(os.path.join(results, "junit.xml")).read()
+    check(re.search(r'<testcase name="(smoke|edge)/pack1of\d+"', junit) is not None, "small jobs were packed into shared entries")
     run_info = json.load(open(os.path.join(results, "run.json")))
     check(run_info["salt"] == "0x0000000000005eed", "run.json keeps the salt")
     for key in ["torch", "cxx_compiler", "backendbench_commit", "os"]:
@@ -157,7 +161,9 @@ def run():
             check(table.get("Performance Score (geomean speedup)", {}).get(label) == f"{group['performance']:.2f}",
                   f"OVERALL_SUMMARY.md's performance of {label} is run.json's ({table})")
     junit = open(os.path.join(results, "junit.xml")).read()
-    check("smoke/relu.default/impl1" in junit and "edge/add.Tensor/aten" in junit, "junit.xml names the CTest entries")
+    names = re.findall(r'<testcase name="([^"]+)"', junit)
+    check(names and all(re.match(r"^(smoke|edge)/(pack\d+of\d+|[\w.]+/\w+(/part\d+of\d+)?)$", n) for n in names) and
+          {n.split("/")[0] for n in names} == {"smoke", "edge"}, f"junit.xml names the CTest entries, jobs or packs ({names})")
 
 
 def equals_single_run(verdicts):
@@ -194,7 +200,8 @@ def gpus():
     shutil.rmtree(gpu_results, ignore_errors=True)
     environment = dict(os.environ, CUDA_VISIBLE_DEVICES="0,1")
     command = [args.cli, "run", "--suite", "smoke,edge", "--backend", "aten,directory", "--ops", "relu,add", "--build", tree,
-               "--out", gpu_results, "-j", "4", "--salt", "0x5eed", "--gpu-slots", "2", "--cases-per-entry", "2"]
+               "--out", gpu_results, "-j", "4", "--salt", "0x5eed", "--gpu-slots", "2", "--cases-per-entry", "2",
+               "--one-job-per-entry"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
     with EntrySampler(process.pid) as sampler:
         stdout, stderr = process.communicate()

@@ -170,6 +170,14 @@ std::string part_name(int part, int parts) {
   return parts ? "part" + std::to_string(part) + "of" + std::to_string(parts) : "";
 }
 
+std::string pack_ctest_name(const std::string& suite, int pack, int packs) {
+  return suite + "/pack" + std::to_string(pack) + "of" + std::to_string(packs);
+}
+
+std::string pack_result_file(const std::string& suite, int pack, int packs, const std::string& extension) {
+  return pack_ctest_name(suite, pack, packs) + extension;
+}
+
 std::string ctest_name(const std::string& suite, const OperatorName& op, const std::string& backend, int part,
                        int parts) {
   return suite + "/" + op.display() + "/" + backend + (parts ? "/" + part_name(part, parts) : "");

@@ -76,6 +76,11 @@ struct BenchmarkParts {
   std::string suite, op, case_name, backend;
 };
 std::optional<BenchmarkParts> split_benchmark_name(const std::string& name);
+// A CTest entry of `backendbench run` that runs several small jobs of one suite in one process
+// (a pack): <suite>/pack<k>of<n>; its verdicts go to <suite>/pack<k>of<n><extension> under the
+// results folder.
+std::string pack_ctest_name(const std::string& suite, int pack, int packs);
+std::string pack_result_file(const std::string& suite, int pack, int packs, const std::string& extension);
 // A CTest entry's result file, relative to the results folder: <suite>/<add.Tensor>/<backend><extension>,
 // or <backend>.part<k>of<n><extension> for a part.
 std::string result_file(const std::string& suite, const OperatorName& op, const std::string& backend,

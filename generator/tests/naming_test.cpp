@@ -92,6 +92,8 @@ TEST(Naming, TestAndBenchmarkNames) {
   EXPECT_EQ(ctest_name("torchbench", op, "aten", 3, 7), "torchbench/add.Tensor/aten/part3of7");
   EXPECT_EQ(result_file("torchbench", op, "aten", ".xml"), "torchbench/add.Tensor/aten.xml");
   EXPECT_EQ(result_file("torchbench", op, "aten", ".verdicts.jsonl", 3, 7), "torchbench/add.Tensor/aten.part3of7.verdicts.jsonl");
+  EXPECT_EQ(pack_ctest_name("torchbench", 2, 9), "torchbench/pack2of9");
+  EXPECT_EQ(pack_result_file("torchbench", 2, 9, ".verdicts.jsonl"), "torchbench/pack2of9.verdicts.jsonl");
   EXPECT_EQ(benchmark_name("torchbench", op, "f16_2x3_0a1b2c3d", "impl1"), "torchbench/add.Tensor/f16_2x3_0a1b2c3d/impl1");
   const auto parts = split_benchmark_name(benchmark_name("torchbench", op, "f16_2x3_0a1b2c3d", "impl1"));
   ASSERT_TRUE(parts.has_value());

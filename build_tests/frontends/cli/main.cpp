@@ -102,8 +102,11 @@ int main(int argc, char** argv) {
   run_command_line->add_option("--slurm-args", run.slurm_args, "more sbatch arguments, e.g. '--partition=gpu --time=1:00:00'")
       ->group(slurm_group);
   run_command_line->add_option("--cases-per-entry", run.cases_per_entry,
-                               "split an operator with more cases into entries of at most this many "
-                               "(default: the build's BACKENDBENCH_CASES_PER_ENTRY; 0: never)");
+                               "split an operator with more cases into entries of at most this many, and pack "
+                               "smaller jobs together up to it (default: the build's BACKENDBENCH_CASES_PER_ENTRY; 0: never split)");
+  bool one_job_per_entry = false;
+  run_command_line->add_flag("--one-job-per-entry", one_job_per_entry,
+                             "one CTest entry per operator and backend (or part), named after it, instead of small jobs packed together");
   run_command_line->add_option("--out,--log-dir", run.out, "results folder (default backendbench_output_<time>)");
   run_command_line->add_option("--build", run.build, "build folder to configure and reuse (default: this command's own)");
   run_command_line->add_option("--traces", run.traces, "TorchBench's traces folder (default: the build's, or ../shared/traces/torchbench)");
@@ -194,6 +197,7 @@ int main(int argc, char** argv) {
       if (timing || no_timing) run.timing = timing;
       RunRequest request = check_run_arguments(run, run_context(installation()), operator_known);
       request.sandbox = !no_sandbox;
+      request.pack_small_jobs = !one_job_per_entry;
       return run_command(request, command_line(argc, argv));
     }
     if (*new_command_line) return new_command(new_op, new_cuda, new_kernels);

@@ -37,6 +37,7 @@
 #include "backendbench/verdict.h"
 #include "build_service/build_tree.h"
 #include "cli/compare.h"
+#include "cli/entry_packs.h"
 #include "cli/errors.h"
 #include "cli/findings.h"
 #include "cli/generation_phase.h"
@@ -199,10 +200,14 @@ struct Entry {
   }
 };
 
+// The most cases in one CTest entry: --cases-per-entry, else the build's BACKENDBENCH_CASES_PER_ENTRY.
+int cases_per_entry(const BuildTree& tree, const RunRequest& request) {
+  return request.cases_per_entry.value_or(std::atoi(tree.cached("BACKENDBENCH_CASES_PER_ENTRY").value_or("0").c_str()));
+}
+
 std::vector<Entry> selected_entries(const BuildTree& tree, const RunRequest& request, bool some_kernels_broken) {
   std::vector<Entry> entries;
-  const int cases_per_entry =
-      request.cases_per_entry.value_or(std::atoi(tree.cached("BACKENDBENCH_CASES_PER_ENTRY").value_or("0").c_str()));
+  const int most_cases = cases_per_entry(tree, request);
   std::vector<std::string> operators;
   std::vector<std::string> suite_names;
   for (const SuiteChoice& suite : request.suites) {
@@ -223,7 +228,7 @@ std::vector<Entry> selected_entries(const BuildTree& tree, const RunRequest& req
         if (!chosen) continue;
         Entry entry{suite.name, op.op, backend.name, backend.file, op.cases};
         entry.backend_facts = backend;
-        const int parts = job_parts(op.cases.size(), cases_per_entry);
+        const int parts = job_parts(op.cases.size(), most_cases);
         entry.parts = parts > 1 ? parts : 0;
         for (int k = 0; k < parts; ++k) {
           entry.ctest_names.push_back(naming::ctest_name(suite.name, *name, backend.name, entry.part(k), entry.parts));
@@ -402,21 +407,62 @@ void gather_slurm_outputs(const RunRequest& request, const std::string& folder, 
   if (!junit.empty()) write_whole(junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>" + suites + "\n</testsuites>\n");
 }
 
-// The correctness entries: one per part of each entry, each taking one slot of a GPU.
+// The correctness phase's CTest entries, each taking one slot of a GPU: each part of an entry,
+// with small ones of a suite packed into one entry of at most `limit` cases (entry_packs.h), whose
+// jobs it reads from a JSON Lines file in `packs_folder`. `verdict_files` gets the file each
+// entry writes its verdicts to, removed first (a stale one from an earlier run must not count).
 std::vector<FolderEntry> correctness_entries(const BuildTree& tree, const std::vector<Entry>& entries, uint64_t salt,
-                                             const std::string& device, const GpuPlan& gpus) {
+                                             const std::string& device, const GpuPlan& gpus, size_t limit,
+                                             const std::string& packs_folder, std::vector<std::string>& verdict_files) {
   const std::string case_timeout = tree.cached("BACKENDBENCH_CASE_TIMEOUT").value_or("120");
-  std::vector<FolderEntry> folder;
+  struct Part {
+    const Entry* entry;
+    size_t k;
+  };
+  std::vector<Part> parts;
+  std::vector<PackUnit> units;
   for (const Entry& entry : entries) {
     for (size_t k = 0; k < entry.ctest_names.size(); ++k) {
-      folder.push_back({entry.ctest_names[k],
-                        {tree.test_executable(entry.suite),
-                         "--backendbench_job=" + job_json(job_of(entry, Job::Mode::kCheck, salt, device, entry.part(k))),
-                         "--backendbench_verdicts=" + entry.verdicts_paths[k], "--case-timeout=" + case_timeout},
-                        entry.suite + ";" + entry.op + ";" + entry.backend,
-                        entry.part_cases(k),
-                        gpus.gpus ? 1 : 0});
+      parts.push_back({&entry, k});
+      units.push_back({entry.suite, entry.part_cases(k), entry.parts > 0});
     }
+  }
+  const std::vector<std::vector<size_t>> packs = pack_units(units, limit);
+  std::map<std::string, int> packs_of_suite, numbered;
+  for (const std::vector<size_t>& pack : packs) packs_of_suite[units[pack.front()].suite] += pack.size() > 1;
+  files::remove_tree(packs_folder);
+  std::vector<FolderEntry> folder;
+  for (const std::vector<size_t>& pack : packs) {
+    const Entry& first = *parts[pack.front()].entry;
+    std::vector<std::string> command = {tree.test_executable(first.suite)};
+    std::string name;
+    size_t cases = 0;
+    for (const size_t unit : pack) cases += units[unit].cases;
+    if (pack.size() == 1) {
+      const size_t k = parts[pack.front()].k;
+      name = first.ctest_names[k];
+      command.push_back("--backendbench_job=" + job_json(job_of(first, Job::Mode::kCheck, salt, device, first.part(k))));
+      verdict_files.push_back(first.verdicts_paths[k]);
+    } else {
+      const int number = ++numbered[first.suite], count = packs_of_suite[first.suite];
+      name = naming::pack_ctest_name(first.suite, number, count);
+      std::string jobs;
+      for (const size_t unit : pack) {
+        const Part& part = parts[unit];
+        jobs += job_json(job_of(*part.entry, Job::Mode::kCheck, salt, device, part.entry->part(part.k))) + "\n";
+      }
+      const std::string job_file = packs_folder + "/" + naming::pack_result_file(first.suite, number, count, ".jobs.jsonl");
+      files::make_directories(job_file.substr(0, job_file.find_last_of('/')));
+      write_whole(job_file, jobs);
+      command.push_back("--backendbench_job=" + job_file);
+      verdict_files.push_back(tree.results_directory() + "/" +
+                              naming::pack_result_file(first.suite, number, count, ".verdicts.jsonl"));
+    }
+    files::remove_tree(verdict_files.back());
+    command.push_back("--backendbench_verdicts=" + verdict_files.back());
+    command.push_back("--case-timeout=" + case_timeout);
+    folder.push_back({name, command, pack.size() == 1 ? first.suite + ";" + first.op + ";" + first.backend : first.suite,
+                      cases, gpus.gpus ? 1 : 0});
   }
   return folder;
 }
@@ -894,18 +940,22 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   if (gpus.gpus) std::cout << "GPUs: " << gpus.gpus << ", " << gpus.slots << " correctness entries at once on each; timing takes one alone\n";
   const std::string timeout = tree.cached("BACKENDBENCH_TEST_TIMEOUT").value_or("1800");
 
-  // Correctness: one job per entry or part, run by CTest from a folder of the run's own.
+  // Correctness: one job per entry or part, small ones packed, run by CTest from a folder of
+  // the run's own.
   std::vector<std::string> verdict_files;
   int64_t cases = 0;
-  for (const Entry& entry : entries) {
-    for (const std::string& path : entry.verdicts_paths) {
-      verdict_files.push_back(path);
-      files::remove_tree(path);  // a stale file from an earlier run must not count
-    }
-    cases += static_cast<int64_t>(entry.cases.size());
-  }
-  const std::string job_entries = logs + "/jobs";
-  write_ctest_folder(job_entries, correctness_entries(tree, entries, salt, request.device, gpus), timeout);
+  for (const Entry& entry : entries) cases += static_cast<int64_t>(entry.cases.size());
+  const int entries_at_once = (request.slurm ? request.slurm->tasks : 1) *
+                              (gpus.gpus ? std::min(request.jobs, gpus.gpus * gpus.slots) : request.jobs);
+  const std::string job_entries = logs + "/jobs", job_packs = logs + "/job_packs";
+  write_ctest_folder(job_entries,
+                     correctness_entries(tree, entries, salt, request.device, gpus,
+                                         request.pack_small_jobs ? pack_limit(static_cast<size_t>(cases),
+                                                                              cases_per_entry(tree, request), entries_at_once,
+                                                                              gpus.gpus > 0)
+                                                                 : 1,
+                                         job_packs, verdict_files),
+                     timeout);
   ProcessOptions ctest_options = environment;
   // Each entry would otherwise start an intra-op thread per core (ATen's default): 16 entries on
   // the 64 cores of a 4-GPU host ran 1,024 threads, and every entry took twice as long as it did
@@ -922,6 +972,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   if (ctest_status != 0 && ctest_status != 8) std::cerr << ctest_command.front() << " ended with status " << ctest_status << " (log: " << ctest_options.log_path << ")\n";
   gather_slurm_outputs(request, job_entries, ctest_options.log_path, staging.path() + "/junit.xml");
   files::remove_tree(job_entries);
+  files::remove_tree(job_packs);
   std::vector<Verdict> written;
   for (const std::string& path : verdict_files) {
     for (Verdict& verdict : read_if_present(path)) written.push_back(std::move(verdict));

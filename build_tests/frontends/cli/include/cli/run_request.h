@@ -89,6 +89,7 @@ struct RunRequest {
   uint64_t salt = 0;                // mixed into every input draw; random unless given
   bool salt_given = false;
   bool sandbox = true;              // kernel workers in bubblewrap; false only with --no-sandbox
+  bool pack_small_jobs = true;      // small correctness jobs share an entry (entry_packs.h); false with --one-job-per-entry
   std::optional<GenerationChoice> generation;  // a generating backend: its kernels become the kernel folder
 };
 
