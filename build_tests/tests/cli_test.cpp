@@ -665,6 +665,15 @@ TEST(Findings, PathsAreShownInTheKernelFolderAndRelativeToWhereTheRunStarted) {
   EXPECT_EQ(shown_path("/home/me/project/x.cpp", nlohmann::json::object()), "/home/me/project/x.cpp");  // an older run.json
 }
 
+TEST(Report, TitleSaysWhatRanWithPathsRelativeToWhereItStarted) {
+  nlohmann::json run = kRunHere;
+  run["suites"] = {"smoke", "edge"};
+  run["backends"] = {"aten", "directory (/home/me/project/generated_kernels)", "/home/me/project/my kernels", "/elsewhere/k"};
+  EXPECT_EQ(report_data({}, run)["title"], "smoke, edge · aten, directory (generated_kernels), my kernels, /elsewhere/k · cpu");
+  run["versions"] = {{"gpu", "NVIDIA H200"}};
+  EXPECT_EQ(report_data({}, run)["title"], "smoke, edge · aten, directory (generated_kernels), my kernels, /elsewhere/k · NVIDIA H200");
+}
+
 TEST(Report, SeveralRunsOnOnePageTaggedByGpuOrFolder) {
   const nlohmann::json h100 = {{"versions", {{"gpu", "NVIDIA H100"}}}, {"suites", {"smoke"}}};
   const nlohmann::json h200 = {{"versions", {{"gpu", "NVIDIA H200"}}}, {"suites", {"smoke"}}};

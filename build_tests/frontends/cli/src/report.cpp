@@ -68,8 +68,12 @@ std::string run_title(const nlohmann::json& run) {
   const nlohmann::json versions = run.value("versions", nlohmann::json::object());
   const std::string gpu = versions.value("gpu", std::string());
   nlohmann::json backends = nlohmann::json::array();
+  const std::string here = run.value("working_directory", std::string());
   for (const nlohmann::json& backend : run.value("backends", nlohmann::json::array())) {
-    backends.push_back(backend.is_string() ? shown_path(backend.get<std::string>(), run) : backend.dump());
+    std::string text = backend.is_string() ? shown_path(backend.get<std::string>(), run) : backend.dump();
+    // "directory (/where/it/started/generated_kernels)": the folder inside the label too
+    for (size_t at; !here.empty() && (at = text.find(" (" + here + "/")) != std::string::npos;) text.erase(at + 2, here.size() + 1);
+    backends.push_back(text);
   }
   return joined(run.value("suites", nlohmann::json::array())) + " · " + joined(backends) +
          " · " + (gpu.empty() ? run.value("device", std::string("cpu")) : gpu);
