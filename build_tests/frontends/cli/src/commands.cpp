@@ -408,7 +408,7 @@ void gather_slurm_outputs(const RunRequest& request, const std::string& folder, 
 }
 
 // The correctness phase's CTest entries, each taking one slot of a GPU: each part of an entry,
-// with small ones of a suite packed into one entry of at most `limit` cases (entry_packs.h), whose
+// with the reference's small ones of a suite packed into one entry of at most `limit` cases (entry_packs.h), whose
 // jobs it reads from a JSON Lines file in `packs_folder`. `verdict_files` gets the file each
 // entry writes its verdicts to, removed first (a stale one from an earlier run must not count).
 std::vector<FolderEntry> correctness_entries(const BuildTree& tree, const std::vector<Entry>& entries, uint64_t salt,
@@ -424,7 +424,7 @@ std::vector<FolderEntry> correctness_entries(const BuildTree& tree, const std::v
   for (const Entry& entry : entries) {
     for (size_t k = 0; k < entry.ctest_names.size(); ++k) {
       parts.push_back({&entry, k});
-      units.push_back({entry.suite, entry.part_cases(k), entry.parts > 0});
+      units.push_back({entry.suite, entry.part_cases(k), entry.parts > 0 || entry.backend_facts.kind != "reference"});
     }
   }
   const std::vector<std::vector<size_t>> packs = pack_units(units, limit);

@@ -16,7 +16,7 @@ std::vector<std::vector<size_t>> pack_units(const std::vector<PackUnit>& units, 
   size_t open = 0, filled = 0;  // the pack small units of the current suite go into, and its cases
   bool any_open = false;
   for (size_t unit = 0; unit < units.size(); ++unit) {
-    if (units[unit].part) {  // alone, and the open pack stays open: the next small unit may still join it
+    if (units[unit].alone) {  // alone, and the open pack stays open: the next small unit may still join it
       packs.push_back({unit});
       continue;
     }

@@ -14,7 +14,10 @@ namespace backendbench::cli {
 struct PackUnit {
   std::string suite;  // the test executable that runs it
   size_t cases = 0;
-  bool part = false;  // a part of an operator split for its size: heavy already, never packed
+  // Never packed: a part of an operator split for its size (heavy already), or a job that runs
+  // untrusted code (a kernel or an op library), whose hang would time out the whole pack's entry
+  // and fail the other jobs' cases with it. Packs hold the aten reference's jobs.
+  bool alone = false;
 };
 
 // The most cases in one pack: an even share of the run's cases over the entries run at once, so
@@ -23,8 +26,8 @@ struct PackUnit {
 // process's start (CUDA's, serialised by the host) costs seconds and a case milliseconds.
 size_t pack_limit(size_t total_cases, int cases_per_entry, int at_once, bool on_gpus);
 
-// Packs of the units of one suite, in order, each of at most `limit` cases; a part, or a unit of
-// more than `limit`, is a pack of its own and does not close the pack being filled. Each unit is
+// Packs of the units of one suite, in order, each of at most `limit` cases; a unit `alone`, or
+// one of more than `limit`, is a pack of its own and does not close the pack being filled. Each unit is
 // in exactly one pack. (Packing
 // by case count alone put TorchBench's convolution parts, 50 ms a case on an H200 against under
 // 1 ms for most operators, into one pack of a minute.)
