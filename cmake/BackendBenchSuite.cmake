@@ -202,22 +202,7 @@ function(backendbench_add_kernels)
     # One shared library per variant, symbols hidden: two implementations of one operator may
     # define the same helpers without clashing; only the binding's entry point is exported.
     set(target "${prefix}${stem}")
-    if(device_part)
-      set(device_source "${out}/${folder}/${stem}.device.cu")
-      list(APPEND bindings "${device_source}")
-      add_library(${target} SHARED "${binding}" "${device_source}")
-      set_source_files_properties("${device_source}" PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
-    else()
-      add_library(${target} SHARED "${binding}")
-    endif()
-    target_link_libraries(${target} PRIVATE backendbench::kernel_binding)
-    if(extension STREQUAL ".cpp" OR device_part)
-      # ATen's headers, parsed once for every kernel (backendbench_kernel_precompiled_header).
-      target_precompile_headers(${target} REUSE_FROM backendbench_kernel_precompiled_header)
-    endif()
-    target_include_directories(${target} PRIVATE "${ARG_DIRECTORY}")
-    set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden
-                                               VISIBILITY_INLINES_HIDDEN ON)
+    set(launcher "")
     if(BACKENDBENCH_SANDBOX_BUILDS)
       # Kernel code is untrusted from its first byte: compiled in the sandbox, with the project
       # and this build folder hidden but for what its command names (backendbench-build-sandbox).
@@ -228,6 +213,53 @@ function(backendbench_add_kernels)
         list(APPEND launcher --read-only "${ARG_VIEW_OF}")
       endif()
       list(APPEND launcher --)
+    endif()
+    # A C++ binding (a .cpp kernel, or a two-part kernel's host part) compiled by clang against
+    # the instantiated precompiled header, as candidates are (_backendbench_clang_pch): 2 s where
+    # g++ takes 5 s on the 2-core machine, most of an edited kernel's wait for its verdict.
+    set(clang_object "")
+    if(BACKENDBENCH_CANDIDATE_CXX AND (extension STREQUAL ".cpp" OR device_part))
+      _backendbench_clang_pch("${CMAKE_BINARY_DIR}/candidate_pch")
+      set(clang_object "${CMAKE_BINARY_DIR}/kernel_objects/${ARG_NAME}/${folder}/${stem}.binding.o")
+      add_custom_command(
+        OUTPUT "${clang_object}"
+        COMMAND ${launcher} "${BACKENDBENCH_CANDIDATE_CXX}" ${_backendbench_candidate_flags} "-I${ARG_DIRECTORY}"
+                -include-pch "${_backendbench_candidate_pch}" -MD -MF "${clang_object}.d" -c "${binding}" -o "${clang_object}"
+        DEPENDS "${_backendbench_candidate_pch}" "${binding}"
+        DEPFILE "${clang_object}.d"
+        # The sandbox starts the compiler where it runs, so in a folder it shows: its output's.
+        WORKING_DIRECTORY "${CMAKE_BINARY_DIR}/kernel_objects/${ARG_NAME}/${folder}"
+        COMMENT "Building kernel ${folder}/${stem} (clang)"
+        COMMAND_EXPAND_LISTS VERBATIM)
+    endif()
+    set(sources "${binding}")
+    if(clang_object)
+      set(sources "${clang_object}")
+    endif()
+    if(device_part)
+      set(device_source "${out}/${folder}/${stem}.device.cu")
+      list(APPEND bindings "${device_source}")
+      list(APPEND sources "${device_source}")
+      set_source_files_properties("${device_source}" PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+    endif()
+    add_library(${target} SHARED ${sources})
+    target_link_libraries(${target} PRIVATE backendbench::kernel_binding)
+    if(clang_object)
+      set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CXX)
+      add_dependencies(${target} backendbench_candidate_pch)
+      if(BACKENDBENCH_CANDIDATE_LINKER)
+        get_filename_component(linker "${BACKENDBENCH_CANDIDATE_LINKER}" NAME)
+        string(REGEX REPLACE "^ld\\." "" linker "${linker}")  # ld.lld -> -fuse-ld=lld
+        target_link_options(${target} PRIVATE "-fuse-ld=${linker}")
+      endif()
+    elseif(extension STREQUAL ".cpp" OR device_part)
+      # ATen's headers, parsed once for every kernel (backendbench_kernel_precompiled_header).
+      target_precompile_headers(${target} REUSE_FROM backendbench_kernel_precompiled_header)
+    endif()
+    target_include_directories(${target} PRIVATE "${ARG_DIRECTORY}")
+    set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden
+                                               VISIBILITY_INLINES_HIDDEN ON)
+    if(BACKENDBENCH_SANDBOX_BUILDS)
       set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher}" CUDA_COMPILER_LAUNCHER "${launcher}")
       add_dependencies(${target} backendbench_build_sandbox)
     else()
@@ -237,11 +269,18 @@ function(backendbench_add_kernels)
     endif()
     list(APPEND libraries ${target})
     # The same object with its own symbols local, for the one library (backendbench_add_backend).
+    # A clang-built binding is an object the library links, not one of its own (TARGET_OBJECTS).
+    set(objects "$<JOIN:$<TARGET_OBJECTS:${target}>,|>")
+    if(clang_object AND device_part)
+      set(objects "${clang_object}|${objects}")
+    elseif(clang_object)
+      set(objects "${clang_object}")
+    endif()
     set(local_object "${CMAKE_BINARY_DIR}/kernel_objects/${ARG_NAME}/${folder}/${stem}.local.o")
     add_custom_command(
       OUTPUT "${local_object}"
       COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DOBJCOPY=${CMAKE_OBJCOPY}" "-DLINKER=${CMAKE_LINKER}"
-              "-DINPUT=$<JOIN:$<TARGET_OBJECTS:${target}>,|>"
+              "-DINPUT=${objects}"
               "-DOUTPUT=${local_object}" -P "${_backendbench_localize_script}"
       DEPENDS ${target} "${_backendbench_localize_script}"
       VERBATIM)
@@ -324,6 +363,14 @@ endfunction()
 # in the caller's scope. <folder> is not candidate_slots: a slot's build may write there (its
 # library), and what every candidate compiles against must stay out of any candidate's reach.
 function(_backendbench_clang_pch folder)
+  # Once per build: the tree's kernels (backendbench_add_kernels) and the candidate slots share it.
+  get_property(made GLOBAL PROPERTY BACKENDBENCH_CLANG_PCH)
+  if(made)
+    get_property(flags GLOBAL PROPERTY BACKENDBENCH_CLANG_PCH_FLAGS)
+    set(_backendbench_candidate_flags "${flags}" PARENT_SCOPE)
+    set(_backendbench_candidate_pch "${made}" PARENT_SCOPE)
+    return()
+  endif()
   set(header "${folder}/candidate_pch.h")
   set(cuda_headers "")
   if(BACKENDBENCH_WITH_CUDA)
@@ -351,6 +398,8 @@ function(_backendbench_clang_pch folder)
   # The slots depend on this target, so that it is built once (the Makefile generators would
   # otherwise run its command in every target that lists it).
   add_custom_target(backendbench_candidate_pch DEPENDS "${pch}")
+  set_property(GLOBAL PROPERTY BACKENDBENCH_CLANG_PCH "${pch}")
+  set_property(GLOBAL PROPERTY BACKENDBENCH_CLANG_PCH_FLAGS "${flags}")
   set(_backendbench_candidate_flags "${flags}" PARENT_SCOPE)
   set(_backendbench_candidate_pch "${pch}" PARENT_SCOPE)
 endfunction()

@@ -17,6 +17,9 @@
                   starts (one_node_slurm.py: 2 fake GPUs, one per task): the merged results equal
                   the single run's, every case exactly once, each task's cases on its own GPU;
                   every daemon is stopped after
+  watch           run --watch on a kernel folder of its own: a save that makes the kernel wrong, then
+                  one that makes it right, each re-run and reported, the results folder following; a
+                  save outside the selection named and not run; SIGINT stops it with the last status
   workflow        ops lists the suite; new scaffolds a kernel that fails clearly until written;
                   a wrong kernel's failed case run again by the command the console prints; the
                   report of a run with failures, skips and two backends, of a one-kernel run, and
@@ -27,13 +30,17 @@ import argparse
 import csv
 import json
 import os
+import queue
 import re
+import signal
 import shutil
 import subprocess
 import sys
+import threading
+import time
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--step", required=True, choices=["bad_arguments", "run", "report", "workflow", "gpus", "slurm"])
+parser.add_argument("--step", required=True, choices=["bad_arguments", "run", "report", "workflow", "gpus", "slurm", "watch"])
 parser.add_argument("--cli", required=True)
 parser.add_argument("--work", required=True)
 parser.add_argument("--source", required=True)
@@ -110,6 +117,12 @@ def run():
     # Small jobs share entries (entry_packs.h): fewer processes, every case still there (below).
     junit = open(os.path.join(results, "junit.xml")).read()
     check(re.search(r'<testcase name="(smoke|edge)/pack1of\d+"', junit) is not None, "small jobs were packed into shared entries")
+    # A CUDA kernel on a machine without a GPU: its cases skipped by the command, no entry started.
+    cuda_kernel = [json.loads(line) for line in open(os.path.join(results, "verdicts.jsonl")) if '"impl2"' in line]
+    if cuda_kernel and all(v["status"] == "skipped" for v in cuda_kernel):
+        check(all(v["skip_reason"] == "impl2 is a CUDA kernel and this machine has no CUDA device" for v in cuda_kernel),
+              "a CUDA kernel's cases are skipped with the reason")
+        check(re.search(r'<testcase name="[^"]*/impl2"', junit) is None, "a CUDA kernel that cannot run here starts no entry")
     run_info = json.load(open(os.path.join(results, "run.json")))
     check(run_info["salt"] == "0x0000000000005eed", "run.json keeps the salt")
     for key in ["torch", "cxx_compiler", "backendbench_commit", "os"]:
@@ -454,6 +467,79 @@ def workflow():
     check(not os.path.exists(out), "nothing written for it")
 
 
-{"bad_arguments": bad_arguments, "run": run, "report": report, "workflow": workflow, "gpus": gpus, "slurm": slurm}[args.step]()
+def watch():
+    kernels = os.path.join(args.work, "watched_kernels")
+    shutil.rmtree(kernels, ignore_errors=True)
+    os.makedirs(os.path.join(kernels, "relu"))
+    kernel = os.path.join(kernels, "relu", "relu_implementation_1.cpp")
+    right = "#include <ATen/ATen.h>\nat::Tensor relu_kernel_impl(const at::Tensor& self) { return self.clamp_min(0); }\n"
+    wrong = "#include <ATen/ATen.h>\nat::Tensor relu_kernel_impl(const at::Tensor& self) { return self.clone(); }\n"
+    with open(kernel, "w") as handle:
+        handle.write(right)
+    out = os.path.join(args.work, "watch_results")
+    shutil.rmtree(out, ignore_errors=True)
+    command = [args.cli, "run", "--suite", "smoke", "--backend", kernels, "--ops", "relu", "--device", "cpu", "--no-timing",
+               "--watch", "--build", tree, "--out", out, "-j", "2", "--salt", "0x5eed"]
+    print("$ " + " ".join(command))
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout] and lines.put(None), daemon=True).start()
+
+    def until(pattern, seconds):
+        """The output up to the first line matching pattern (None: the command ended or the time ran out)."""
+        seen, deadline = [], time.time() + seconds
+        while time.time() < deadline:
+            try:
+                line = lines.get(timeout=max(0.1, deadline - time.time()))
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            print(line, end="")
+            seen.append(line)
+            if re.search(pattern, line):
+                return "".join(seen)
+        return None
+
+    def failed_backends():
+        return {r["backend"] for r in json.load(open(os.path.join(out, "failed_tests.json")))}
+
+    try:
+        first = until(r"^watching ", 900)
+        check(first is not None, "the first run ended and the folder is watched")
+        if first is None:
+            return
+        check(os.path.isfile(os.path.join(out, "run.json")) and not failed_backends(), "the first run's results: all passed")
+        saves = []
+        for text, should_fail in [(wrong, True), (right, False)]:
+            with open(kernel, "w") as handle:
+                handle.write(text)
+            saved = time.time()
+            rerun = until(r"^watching ", 300)
+            check(rerun is not None and "changed: relu.default; running it again" in rerun, "a save re-runs its operator")
+            check(rerun is not None and re.search(r"^  unchanged$", rerun, re.M) is not None, "a re-run configures nothing")
+            if rerun is None:
+                return
+            saves.append(time.time() - saved)
+            row = re.search(r"^  relu\.default\s+impl1\s+(yes|NO)\b", rerun, re.M)
+            check(row is not None and row.group(1) == ("NO" if should_fail else "yes"),
+                  f"the re-run prints impl1 {'wrong' if should_fail else 'correct'}")
+            check(failed_backends() == ({"impl1"} if should_fail else set()), "the results folder follows the save")
+        # A save outside the run's selection is named, and nothing runs.
+        os.makedirs(os.path.join(kernels, "add"))
+        with open(os.path.join(kernels, "add", "add_implementation_1.cpp"), "w") as handle:
+            handle.write("// not yet\n")
+        check(until(r"no operator of the run's selection", 60) is not None, "a save outside the selection is named")
+        process.send_signal(signal.SIGINT)
+        check(until(r"^stopped watching", 60) is not None, "SIGINT stops the watch")
+        check(process.wait(timeout=60) == 0, "the exit status is the last run's (it passed)")
+        print("save -> verdict (s), build and check, no timing: " + ", ".join(f"{seconds:.2f}" for seconds in saves))
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
+{"bad_arguments": bad_arguments, "run": run, "report": report, "workflow": workflow, "gpus": gpus, "slurm": slurm,
+ "watch": watch}[args.step]()
 print(f"{len(failures)} failed checks" if failures else "all checks passed")
 sys.exit(1 if failures else 0)

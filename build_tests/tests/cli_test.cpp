@@ -22,6 +22,8 @@
 #include "cli/progress.h"
 #include "cli/report.h"
 #include "cli/run_request.h"
+#include "cli/tree_selection.h"
+#include "cli/watch.h"
 #include "agents/scaffold.h"
 #include "schema/torch_schema.h"
 
@@ -784,6 +786,156 @@ TEST(BuildTree, ReadsCachedValues) {
   EXPECT_EQ(tree.cached("BACKENDBENCH_OPS"), "");
   EXPECT_FALSE(tree.cached("BACKENDBENCH_TOPN").has_value());
   EXPECT_EQ(tree.suite_manifest_path("smoke"), scratch.path() + "/generated/smoke/suite.json");
+}
+
+TEST(TreeSelection, FiltersCoverTheirOverloads) {
+  EXPECT_TRUE(filter_covers("relu", "relu"));
+  EXPECT_TRUE(filter_covers("relu", "relu.default"));
+  EXPECT_TRUE(filter_covers("add", "add.Tensor"));
+  EXPECT_TRUE(filter_covers("add", "aten.add.Scalar"));
+  EXPECT_TRUE(filter_covers("add.Tensor", "aten.add.Tensor"));
+  EXPECT_FALSE(filter_covers("add.Tensor", "add")) << "one overload does not cover the base name's others";
+  EXPECT_FALSE(filter_covers("add.Tensor", "add.Scalar"));
+  EXPECT_FALSE(filter_covers("relu", "leaky_relu"));
+  EXPECT_FALSE(filter_covers("relu.default", "relu_.default"));
+}
+
+// A build folder's cache as a map (nullopt for a name it lacks).
+CachedValue cache_of(std::map<std::string, std::string> values) {
+  return [values](const std::string& name) -> std::optional<std::string> {
+    const auto found = values.find(name);
+    if (found == values.end()) return std::nullopt;
+    return found->second;
+  };
+}
+
+TEST(TreeSelection, ANewFolderGetsTheSelectionAsItIs) {
+  TreeSelection selection;
+  selection.suites = {{"smoke", "", true}, {"edge", "", false}};
+  selection.kernels_directory = "/k";
+  selection.ops = {"relu", "add.Tensor"};
+  const auto values = tree_values(selection, cache_of({}));
+  EXPECT_EQ(values.at("BACKENDBENCH_SUITES"), "smoke;edge");
+  EXPECT_EQ(values.at("BACKENDBENCH_OPS"), "relu,add.Tensor");
+  EXPECT_EQ(values.at("BACKENDBENCH_KERNELS_DIR"), "/k");
+  EXPECT_EQ(values.at("BACKENDBENCH_TOPN"), "0");
+  EXPECT_EQ(values.count("BACKENDBENCH_CANDIDATE_SLOTS"), 0u);
+}
+
+TEST(TreeSelection, AFolderThatServesTheSelectionKeepsItsValues) {
+  const std::map<std::string, std::string> folder = {{"BACKENDBENCH_SUITES", "smoke;edge"}, {"BACKENDBENCH_SUITE_FILES", ""},
+                                                     {"BACKENDBENCH_OPS", "relu,add"}, {"BACKENDBENCH_OP_LIBRARIES", ""},
+                                                     {"BACKENDBENCH_KERNELS_DIR", "/k"}, {"BACKENDBENCH_TOPN", "0"}};
+  TreeSelection narrower;
+  narrower.suites = {{"edge", "", false}};
+  narrower.kernels_directory = "/k";
+  narrower.ops = {"relu.default"};
+  auto values = tree_values(narrower, cache_of(folder));
+  for (const char* name : {"BACKENDBENCH_SUITES", "BACKENDBENCH_OPS", "BACKENDBENCH_KERNELS_DIR", "BACKENDBENCH_TOPN"}) {
+    EXPECT_EQ(values.at(name), folder.at(name)) << name << ": nothing to configure";
+  }
+  // Wider: what the folder had, and the rest; switching back is then narrower again.
+  TreeSelection wider = narrower;
+  wider.suites = {{"smoke", "", true}, {"opinfo", "", false}};
+  wider.ops = {"mul", "add.Tensor"};
+  values = tree_values(wider, cache_of(folder));
+  EXPECT_EQ(values.at("BACKENDBENCH_SUITES"), "smoke;edge;opinfo");
+  EXPECT_EQ(values.at("BACKENDBENCH_OPS"), "relu,add,mul");
+  // Every operator, on either side, is every operator.
+  TreeSelection all = narrower;
+  all.ops = {};
+  EXPECT_EQ(tree_values(all, cache_of(folder)).at("BACKENDBENCH_OPS"), "");
+  auto every = folder;
+  every["BACKENDBENCH_OPS"] = "";
+  EXPECT_EQ(tree_values(narrower, cache_of(every)).at("BACKENDBENCH_OPS"), "");
+  // What selects cases or builds kernels is the selection's own.
+  TreeSelection other = narrower;
+  other.kernels_directory = "/other";
+  other.topn = 5;
+  values = tree_values(other, cache_of(folder));
+  EXPECT_EQ(values.at("BACKENDBENCH_KERNELS_DIR"), "/other");
+  EXPECT_EQ(values.at("BACKENDBENCH_TOPN"), "5");
+}
+
+TEST(TreeSelection, SuiteFilesAreKeptWhileTheirFilesExist) {
+  Scratch scratch;
+  const std::string kept = scratch.write("mine.txt", "Operator: aten.relu.default\n");
+  const std::string gone = scratch.path() + "/deleted.txt";
+  const std::string other = scratch.write("mine2.txt", "Operator: aten.relu.default\n");
+  const auto folder = cache_of({{"BACKENDBENCH_SUITE_FILES", "mine=" + kept + ";old=" + gone}});
+  TreeSelection selection;
+  selection.suites = {{"smoke", "", true}};
+  EXPECT_EQ(tree_values(selection, folder).at("BACKENDBENCH_SUITE_FILES"), "mine=" + kept);
+  selection.suites = {{"mine", other, true}};
+  EXPECT_EQ(tree_values(selection, folder).at("BACKENDBENCH_SUITE_FILES"), "mine=" + other)
+      << "a suite named again with another file replaces it";
+}
+
+TEST(TreeSelection, CandidateSlotsOnlyGrow) {
+  TreeSelection selection;
+  selection.candidate_slots = 4;
+  EXPECT_EQ(tree_values(selection, cache_of({})).at("BACKENDBENCH_CANDIDATE_SLOTS"), "8");
+  EXPECT_EQ(tree_values(selection, cache_of({{"BACKENDBENCH_CANDIDATE_SLOTS", "16"}})).at("BACKENDBENCH_CANDIDATE_SLOTS"), "16");
+  selection.candidate_slots = 12;
+  EXPECT_EQ(tree_values(selection, cache_of({{"BACKENDBENCH_CANDIDATE_SLOTS", "8"}})).at("BACKENDBENCH_CANDIDATE_SLOTS"), "12");
+}
+
+TEST(Watch, KernelFilesAreSourcesAndHeadersNotAnEditorsFiles) {
+  for (const char* name : {"relu_implementation_1.cpp", "relu_implementation_2.cu", "helpers.h", "tile.cuh", "x.hpp",
+                           "relu_implementation_4.py"}) {
+    EXPECT_TRUE(is_kernel_file(name)) << name;
+  }
+  for (const char* name : {".relu_implementation_1.cpp.swp", "relu_implementation_1.cpp~", "#relu_implementation_1.cpp#",
+                           "4913", "notes.txt", "relu_implementation_1.cpp.tmp"}) {
+    EXPECT_FALSE(is_kernel_file(name)) << name;
+  }
+}
+
+TEST(Watch, ChangedFoldersMapToTheSelectionsOperators) {
+  EXPECT_EQ(operators_to_rerun({"relu", "add"}, {}), (std::vector<std::string>{"add.Tensor", "relu.default"}));
+  EXPECT_EQ(operators_to_rerun({"relu", "add"}, {"relu"}), (std::vector<std::string>{"relu.default"}));
+  EXPECT_EQ(operators_to_rerun({"add"}, {"add.Tensor"}), (std::vector<std::string>{"add.Tensor"}));
+  EXPECT_EQ(operators_to_rerun({"add__Scalar"}, {"add.Tensor"}), std::vector<std::string>{});
+  EXPECT_EQ(operators_to_rerun({"leaky_relu"}, {"relu"}), std::vector<std::string>{});
+  EXPECT_EQ(operators_to_rerun({"not an operator!"}, {}), std::vector<std::string>{});
+}
+
+// A real inotify watch on a scratch folder: saves are seen per operator folder, a new folder is
+// watched from its creation, an editor's swap file is not a change.
+TEST(Watch, SeesSavesInOperatorFoldersAndNewOnes) {
+  Scratch scratch;
+  scratch.write("kernels/relu/relu_implementation_1.cpp", "// v1\n");
+  KernelFolderWatch watch(scratch.path() + "/kernels");
+  using std::chrono::milliseconds;
+  EXPECT_TRUE(watch.wait(milliseconds(300), milliseconds(50)).empty()) << "nothing was saved yet";
+  scratch.write("kernels/relu/.relu_implementation_1.cpp.swp", "swap");
+  EXPECT_TRUE(watch.wait(milliseconds(300), milliseconds(50)).empty()) << "a swap file is not a save";
+  scratch.write("kernels/relu/relu_implementation_1.cpp", "// v2\n");
+  EXPECT_EQ(watch.wait(milliseconds(2000), milliseconds(50)), (std::set<std::string>{"relu"}));
+  // An editor that saves by renaming a new file over the old one.
+  scratch.write("kernels/relu/relu_implementation_1.cpp.new", "// v3\n");
+  std::rename((scratch.path() + "/kernels/relu/relu_implementation_1.cpp.new").c_str(),
+              (scratch.path() + "/kernels/relu/relu_implementation_1.cpp").c_str());
+  EXPECT_EQ(watch.wait(milliseconds(2000), milliseconds(50)), (std::set<std::string>{"relu"}));
+  // A new operator folder, then a kernel saved in it.
+  files::make_directories(scratch.path() + "/kernels/add");
+  (void)watch.wait(milliseconds(300), milliseconds(50));
+  scratch.write("kernels/add/add_implementation_1.cpp", "// add\n");
+  EXPECT_EQ(watch.wait(milliseconds(2000), milliseconds(50)), (std::set<std::string>{"add"}));
+  volatile bool stop = true;
+  scratch.write("kernels/relu/relu_implementation_1.cpp", "// v4\n");
+  EXPECT_TRUE(watch.wait(milliseconds(2000), milliseconds(50), &stop).empty()) << "a stop request ends the wait";
+}
+
+TEST(Watch, AFolderThatCannotBeWatchedIsOneLocatedError) {
+  Scratch scratch;
+  try {
+    KernelFolderWatch watch(scratch.path() + "/missing");
+    FAIL() << "a missing folder was watched";
+  } catch (const CliError& error) {
+    EXPECT_EQ(std::string(error.what()).rfind(scratch.path() + "/missing: error: cannot watch this folder: ", 0), 0u)
+        << error.what();
+  }
 }
 
 }  // namespace

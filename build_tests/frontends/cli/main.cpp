@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/watch.h"
 
 namespace {
 
@@ -20,6 +21,8 @@ Examples:
       the 5 largest TorchBench inputs of two operators, timed (--traces DIR if not found)
   backendbench run --suite my_traces.txt --backend path/to/kernels --device cuda
       a trace file of your own against a kernel folder of your own, on the GPU
+  backendbench run --suite smoke --backend directory --ops relu --watch
+      then every save of a relu kernel builds, checks and times it again (Ctrl-C stops)
   backendbench --suite smoke --backend aten
       BackendBench's own spelling (run is the default subcommand)
   ANTHROPIC_API_KEY=... backendbench run --suite smoke,edge --backend llm --ops relu,add --record cassette
@@ -107,6 +110,10 @@ int main(int argc, char** argv) {
   bool one_job_per_entry = false;
   run_command_line->add_flag("--one-job-per-entry", one_job_per_entry,
                              "one CTest entry per operator and backend (or part), named after it, instead of small jobs packed together");
+  bool watch = false;
+  run_command_line->add_flag("--watch", watch,
+                             "after the run, watch the kernel folder: each saved kernel's operator is built, checked and "
+                             "timed again, its verdict and speedup printed (Ctrl-C stops)");
   run_command_line->add_option("--out,--log-dir", run.out, "results folder (default backendbench_output_<time>)");
   run_command_line->add_option("--build", run.build, "build folder to configure and reuse (default: this command's own)");
   run_command_line->add_option("--traces", run.traces, "TorchBench's traces folder (default: the build's, or ../shared/traces/torchbench)");
@@ -198,7 +205,7 @@ int main(int argc, char** argv) {
       RunRequest request = check_run_arguments(run, run_context(installation()), operator_known);
       request.sandbox = !no_sandbox;
       request.pack_small_jobs = !one_job_per_entry;
-      return run_command(request, command_line(argc, argv));
+      return watch ? watch_command(request, command_line(argc, argv)) : run_command(request, command_line(argc, argv));
     }
     if (*new_command_line) return new_command(new_op, new_cuda, new_kernels);
     if (*ops_command_line) return ops_command(ops);

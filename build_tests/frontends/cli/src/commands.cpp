@@ -44,6 +44,7 @@
 #include "build_service/process.h"
 #include "cli/progress.h"
 #include "cli/report.h"
+#include "cli/tree_selection.h"
 #include "agents/scaffold.h"
 #include "emit/emitter.h"
 #include "language/naming.h"
@@ -108,40 +109,12 @@ class ProgressPrinter {
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// The selection's BACKENDBENCH_* values for the build folder.
-struct TreeSelection {
-  std::vector<SuiteChoice> suites;
-  std::string kernels_directory;
-  std::vector<std::string> ops;
-  int topn = 0;
-  std::string torchbench_traces;
-  std::vector<std::string> op_libraries;
-  int candidate_slots = 0;  // the llm backends' (0: the tree's own)
-  // When kernels_directory is a kernel view (links): the folder its links lead into, which the
-  // kernels' sandboxed compiles may read. Links elsewhere lead nowhere there.
-  std::string kernels_view_of;
-};
-
+// Configures the build folder for the selection, only where it does not serve it already
+// (tree_selection.h).
 void configure_tree(const BuildTree& tree, const TreeSelection& selection, const std::string& log_directory) {
-  std::vector<std::string> builtin, file_suites;
-  for (const SuiteChoice& suite : selection.suites) {
-    if (suite.traces.empty()) {
-      builtin.push_back(suite.name);
-    } else {
-      file_suites.push_back(suite.name + "=" + suite.traces);
-    }
-  }
   const BuildTree own(installation().source_directory, installation().build_directory);
-  std::map<std::string, std::string> values = {{"BACKENDBENCH_SUITES", joined(builtin, ";")},
-                                               {"BACKENDBENCH_SUITE_FILES", joined(file_suites, ";")},
-                                               {"BACKENDBENCH_KERNELS_DIR", selection.kernels_directory},
-                                               {"BACKENDBENCH_OPS", joined(selection.ops, ",")},
-                                               {"BACKENDBENCH_TOPN", std::to_string(selection.topn)},
-                                               {"BACKENDBENCH_BOTTOMN", "0"},
-                                               {"BACKENDBENCH_OP_LIBRARIES", joined(selection.op_libraries, ";")},
-                                               {"BACKENDBENCH_KERNELS_VIEW_OF", selection.kernels_view_of}};
-  if (!selection.torchbench_traces.empty()) values["BACKENDBENCH_TORCHBENCH_TRACES"] = selection.torchbench_traces;
-  if (selection.candidate_slots > 0) values["BACKENDBENCH_CANDIDATE_SLOTS"] = std::to_string(std::max(8, selection.candidate_slots));
+  const std::map<std::string, std::string> values =
+      tree_values(selection, [&](const std::string& name) { return tree.cached(name); });
   std::map<std::string, std::string> new_tree = {{"CMAKE_BUILD_TYPE", "Release"}, {"BACKENDBENCH_BUILD_TESTS", "OFF"}};
   // Only a new tree takes these; an existing one keeps its own.
   if (!tree.configured()) {
@@ -185,6 +158,7 @@ struct Entry {
   std::string suite, op, backend, kernel_file;
   std::vector<SuiteManifest::Case> cases;
   std::string failure;  // set for a kernel that did not compile: every case fails with it, nothing runs
+  std::string skip_reason;  // set for a kernel that cannot run here (CUDA, no GPU): every case skipped, nothing runs
   int parts = 0;        // 0: one entry
   std::vector<std::string> ctest_names, verdicts_paths;
   SuiteManifest::Backend backend_facts;
@@ -276,10 +250,17 @@ std::vector<Verdict> collect(const std::vector<Entry>& entries, const std::vecto
     for (const SuiteManifest::Case& item : entry.cases) case_names.push_back(item.name);
     const std::string why = entry.failure.empty() ? "no verdict: the process running it ended first (" + log_hint + ")"
                                                   : entry.failure;
+    const bool ran = entry.failure.empty() && entry.skip_reason.empty();
     std::vector<Verdict> found = job_verdicts(job_of(entry, mode, salt, ""), case_names,
-                                              entry.failure.empty() ? written : std::vector<Verdict>{}, why);
+                                              ran ? written : std::vector<Verdict>{}, why);
     for (size_t c = 0; c < found.size(); ++c) {
       Verdict& verdict = found[c];
+      if (!entry.skip_reason.empty()) {
+        verdict.status = Verdict::Status::kSkipped;
+        verdict.errors.clear();
+        verdict.skip_reason = entry.skip_reason;
+        verdict.device = "cuda";
+      }
       if (verdict.arguments.empty()) {
         const SuiteManifest::Case& item = entry.cases[c];
         verdict.arguments = item.arguments;
@@ -913,8 +894,24 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   // 30 s later, during the measurements: written now instead. (Suspected, not shown, of the 2.4x
   // slow worker reference after a build on the 2-core machine: the failure came back with it.)
   sync();
-  const std::vector<Entry> entries = selected_entries(tree, request, !broken.empty());
-  const std::vector<Entry> unbuilt = unbuilt_entries(tree, request, broken, logs);
+  std::vector<Entry> entries = selected_entries(tree, request, !broken.empty());
+  // Entries whose verdicts this process makes: kernels that did not compile, and below, kernels that cannot run here.
+  std::vector<Entry> unbuilt = unbuilt_entries(tree, request, broken, logs);
+  // A CUDA kernel on a machine without a GPU: its cases are skipped here, as its executable
+  // would skip them, without starting a process per entry for each phase (on the 2-core
+  // machine, 3 s a timing entry). Not in a Slurm run: its tasks have the GPUs, not this host.
+  if (!request.slurm && !cuda_available()) {
+    std::vector<Entry> runnable;
+    for (Entry& entry : entries) {
+      if (entry.backend_facts.kind == "kernel" && entry.backend_facts.cuda) {
+        entry.skip_reason = entry.backend + " is a CUDA kernel and this machine has no CUDA device";
+        unbuilt.push_back(std::move(entry));
+      } else {
+        runnable.push_back(std::move(entry));
+      }
+    }
+    entries = std::move(runnable);
+  }
 
   ProcessOptions environment;
   // Kernels run in sandboxed workers (worker.h) unless the user said --no-sandbox.

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""How long a kernel author waits, in a build folder the quickstart made (build/ by default):
+
+  edit      a kernel file edited (a comment appended), then `backendbench run --suite smoke
+            --backend directory --ops relu` (timed, as smoke is by default; and --no-timing):
+            seconds from the edit to the command's end, and the build's and each phase's share
+            from the command's own progress lines
+  select    the selection changed between runs of a build folder that has served smoke and edge:
+            a narrower suite, another operator, two operators, both suites again: each run's
+            seconds and whether the folder was configured again
+  watch     `run ... --watch`: a kernel saved, then the seconds until the re-run printed its
+            verdict (and, timed, its speedup) and watched again
+
+    scripts/author_loop_speed.py [--build build] [--rounds 3] [--kernels generated_kernels]
+
+Each figure is printed as it is measured, then the medians. The kernel file is restored after.
+"""
+import argparse
+import os
+import queue
+import re
+import statistics
+import subprocess
+import threading
+import time
+
+source = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+parser = argparse.ArgumentParser()
+parser.add_argument("--build", default=os.path.join(source, "build"))
+parser.add_argument("--kernels", default=os.path.join(source, "generated_kernels"))
+parser.add_argument("--rounds", type=int, default=3)
+parser.add_argument("--parts", default="edit,select,watch")
+args = parser.parse_args()
+cli = os.path.join(args.build, "backendbench")
+kernel = os.path.join(args.kernels, "relu", "relu_implementation_1.cpp")
+original = open(kernel).read()
+out = os.path.join(args.build, "author_loop_results")
+figures = {}
+
+
+def note(name, seconds):
+    figures.setdefault(name, []).append(seconds)
+    print(f"  {name}: {seconds:.2f} s", flush=True)
+
+
+def edit(round_number):
+    with open(kernel, "w") as handle:
+        handle.write(original + f"// edit {round_number} {time.time()}\n")
+
+
+def run(*extra):
+    start = time.time()
+    done = subprocess.run([cli, "run", "--backend", args.kernels, "--out", out, *extra], capture_output=True, text=True)
+    seconds = time.time() - start
+    if done.returncode != 0:
+        print(done.stdout[-3000:], done.stderr[-3000:])
+        raise SystemExit(f"the run ended with status {done.returncode}")
+    built = re.search(r"^  built in (\d+):(\d+)$", done.stdout, re.M)
+    return seconds, done.stdout, (int(built.group(1)) * 60 + int(built.group(2))) if built else None
+
+
+def edits():
+    run("--suite", "smoke", "--ops", "relu")  # the folder built for this selection first
+    for timed in [True, False]:
+        label = "edit -> verdict" + (", timed" if timed else ", --no-timing")
+        print(label, flush=True)
+        for round_number in range(args.rounds):
+            edit(round_number)
+            seconds, output, built = run("--suite", "smoke", "--ops", "relu", *([] if timed else ["--no-timing"]))
+            note(label, seconds)
+            if built is not None:
+                note(label + ": build (whole seconds)", built)
+
+
+def selections():
+    run("--suite", "smoke,edge")
+    print("selection changes", flush=True)
+    for name, extra in [("edge, add", ["--suite", "edge", "--ops", "add", "--no-timing"]),
+                        ("edge, relu and add", ["--suite", "edge", "--ops", "relu,add", "--no-timing"]),
+                        ("smoke, relu", ["--suite", "smoke", "--ops", "relu", "--no-timing"]),
+                        ("edge, mul", ["--suite", "edge", "--ops", "mul", "--no-timing"]),
+                        ("smoke and edge, relu", ["--suite", "smoke,edge", "--ops", "relu", "--no-timing"])]:
+        seconds, output, _ = run(*extra)
+        configured = not re.search(r"^  unchanged$", output, re.M)
+        note(f"selection {name}" + (" (configured)" if configured else ""), seconds)
+
+
+def watch():
+    for timed in [True, False]:
+        label = "watch: save -> verdict" + (", timed" if timed else ", --no-timing")
+        print(label, flush=True)
+        command = [cli, "run", "--suite", "smoke", "--backend", args.kernels, "--ops", "relu", "--out", out, "--watch"]
+        process = subprocess.Popen(command + ([] if timed else ["--no-timing"]), stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)
+        lines = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
+
+        def until_watching(seconds):
+            deadline = time.time() + seconds
+            while time.time() < deadline:
+                try:
+                    if lines.get(timeout=1).startswith("watching "):
+                        return True
+                except queue.Empty:
+                    pass
+            return False
+
+        try:
+            if not until_watching(600):
+                raise SystemExit("the watch never started")
+            for round_number in range(args.rounds):
+                edit(100 + round_number)
+                saved = time.time()
+                if not until_watching(300):
+                    raise SystemExit("no re-run after a save")
+                note(label, time.time() - saved)
+        finally:
+            process.terminate()
+            process.wait()
+
+
+try:
+    parts = args.parts.split(",")
+    if "edit" in parts:
+        edits()
+    if "select" in parts:
+        selections()
+    if "watch" in parts:
+        watch()
+finally:
+    with open(kernel, "w") as handle:
+        handle.write(original)
+print("\nmedians:")
+for name, values in figures.items():
+    print(f"  {name}: {statistics.median(values):.2f} s ({len(values)} runs: " + ", ".join(f"{v:.2f}" for v in values) + ")")
