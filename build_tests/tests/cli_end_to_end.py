@@ -20,6 +20,10 @@
   watch           run --watch on a kernel folder of its own: a save that makes the kernel wrong, then
                   one that makes it right, each re-run and reported, the results folder following; a
                   save outside the selection named and not run; SIGINT stops it with the last status
+  reward          backendbench reward, the training loop's stream: a correct, a wrong, a broken, a
+                  secret-reading and an unreadable candidate and an unknown operator, each answered
+                  once with its outcome and reason; planted secrets reach no answer; a timed one
+                  has a speedup; the Python client's batch (in order) and stream (by id)
   workflow        ops lists the suite; new scaffolds a kernel that fails clearly until written;
                   a wrong kernel's failed case run again by the command the console prints; the
                   report of a run with failures, skips and two backends, of a one-kernel run, and
@@ -40,7 +44,7 @@ import threading
 import time
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--step", required=True, choices=["bad_arguments", "run", "report", "workflow", "gpus", "slurm", "watch"])
+parser.add_argument("--step", required=True, choices=["bad_arguments", "run", "report", "workflow", "gpus", "slurm", "watch", "reward"])
 parser.add_argument("--cli", required=True)
 parser.add_argument("--work", required=True)
 parser.add_argument("--source", required=True)
@@ -539,7 +543,90 @@ def watch():
             process.kill()
 
 
+def reward():
+    home = os.path.join(args.work, "reward_home")
+    shutil.rmtree(home, ignore_errors=True)
+    os.makedirs(home)
+    secret = "sk-ant-PLANTED-reward-7f3a9c"
+    with open(os.path.join(home, "secret.txt"), "w") as handle:
+        handle.write(secret + "\n")
+    environment = dict(os.environ, HOME=home, ANTHROPIC_API_KEY=secret)
+    head = "#include <ATen/ATen.h>\n#include <cstdlib>\nat::Tensor relu_kernel_impl(const at::Tensor& self) {"
+    candidates = [
+        {"id": "right", "op": "relu", "source": head + " return self.clamp_min(0); }\n"},
+        {"id": "wrong", "op": "relu", "source": head + " return self.clone(); }\n"},
+        {"id": "broken", "op": "relu", "source": head + " return self.clamp_min(0) }\n"},
+        # Right only where it cannot see the key: the sandbox's environment has none.
+        {"id": "reads_key", "op": "relu",
+         "source": head + " if (std::getenv(\"ANTHROPIC_API_KEY\")) return self.clone(); return self.clamp_min(0); }\n"},
+        # Its compiler error would quote the file, were it visible to the build.
+        {"id": "includes_secret", "op": "relu", "source": f'#include "{home}/secret.txt"\n' + head + " return self; }\n"},
+        {"id": "unknown", "op": "frobnicate", "source": "// nothing\n"},
+    ]
+    lines = "".join(json.dumps(c) + "\n" for c in candidates) + '{"id": "unreadable", "op": "relu"}\nnot json at all\n'
+    command = [args.cli, "reward", "--suite", "smoke,edge", "--device", "cpu", "--no-timing", "--build", tree,
+               "--salt", "0x5eed", "--concurrency", "2"]
+    print("$ " + " ".join(command))
+    done = subprocess.run(command, input=lines, capture_output=True, text=True, env=environment)
+    print(done.stdout[-6000:], done.stderr[-4000:], sep="\n")
+    check(done.returncode == 0, f"reward exits 0 at the end of its input (exit {done.returncode})")
+    rewards = [json.loads(line) for line in done.stdout.splitlines()]
+    check(len(rewards) == 8, f"one answer per request, and nothing else on standard output ({len(rewards)})")
+    by_id = {r["id"]: r for r in rewards}
+    check(all(r["schema"] == "backendbench-reward" and r["version"] == 1 for r in rewards), "each answer names its schema")
+    right = by_id.get("right", {})
+    check(right.get("outcome") == "passed" and right.get("correct") is True and right.get("failed") == 0 and
+          right.get("passed", 0) > 0, "a correct kernel passes on every case")
+    cases = sum(len(op["cases"]) for suite in ["smoke", "edge"]
+                for op in json.load(open(os.path.join(tree, "generated", suite, "suite.json")))["operators"]
+                if op["operator"] == "relu.default")
+    check(right.get("passed", 0) + right.get("skipped", 0) == cases, f"holdout: every case of relu in the suites ({cases})")
+    wrong = by_id.get("wrong", {})
+    check(wrong.get("outcome") == "failed" and wrong.get("correct") is False and "differ" in wrong.get("reason", "") and
+          wrong.get("failed_case", "").startswith(("smoke/", "edge/")), "a wrong kernel fails with its first case and reason")
+    broken = by_id.get("broken", {})
+    check(broken.get("outcome") == "build_failed" and
+          re.search(r"relu_implementation_1\.cpp:3:\d+: error", broken.get("reason", "")) is not None,
+          "a kernel that does not compile: the compiler's first error, located in its own file")
+    check(by_id.get("reads_key", {}).get("correct") is True, "the candidate's process has no key to read")
+    includes = by_id.get("includes_secret", {})
+    check(includes.get("outcome") == "build_failed", "an #include of a file in $HOME finds nothing")
+    check(secret not in done.stdout and secret not in done.stderr, "no planted secret reaches any answer or message")
+    check(by_id.get("unknown", {}).get("outcome") == "error" and
+          "not an operator of the suites smoke, edge" in by_id.get("unknown", {}).get("reason", ""), "an unknown operator is named")
+    check(by_id.get("unreadable", {}).get("outcome") == "error" and
+          "<stdin>:7:" in by_id.get("unreadable", {}).get("reason", "") and "no source" in by_id.get("unreadable", {}).get("reason", ""),
+          "a request without a source: its error, located, under its id")
+    check(any(r["id"] == "" and "<stdin>:8:" in r["reason"] and "not JSON" in r["reason"] for r in rewards),
+          "a line that is not JSON: its error, located")
+    # Timed: a correct kernel's speedup over ATen and its interval.
+    timed = subprocess.run([args.cli, "reward", "--suite", "smoke", "--device", "cpu", "--build", tree, "--salt", "0x5eed"],
+                           input=json.dumps(candidates[0]) + "\n", capture_output=True, text=True, env=environment)
+    print(timed.stdout[-3000:], timed.stderr[-3000:], sep="\n")
+    answer = json.loads(timed.stdout.splitlines()[0]) if timed.stdout.strip() else {}
+    check(answer.get("correct") is True and (answer.get("speedup") or 0) > 0 and answer.get("timed_cases", 0) > 0 and
+          "speedup_low" in answer, "a timed reward has a speedup over ATen")
+    # The Python client: a batch comes back in order, a stream by the caller's ids.
+    client = (
+        "import json, sys\n"
+        "from backendbench.reward import RewardService\n"
+        "candidates = json.loads(sys.argv[2])\n"
+        "with RewardService(suites='smoke,edge', device='cpu', timing=False, salt='0x5eed', build=sys.argv[3], command=sys.argv[1]) as service:\n"
+        "    batch = service.score_batch([{'op': c['op'], 'source': c['source']} for c in candidates])\n"
+        "    streamed = {r['id']: r['outcome'] for r in service.stream(candidates)}\n"
+        "    one = service.score('relu', candidates[0]['source'])\n"
+        "print(json.dumps({'batch': [r['outcome'] for r in batch], 'stream': streamed, 'one': one['outcome']}))\n")
+    python = subprocess.run([sys.executable, "-c", client, args.cli, json.dumps(candidates[:3]), tree], capture_output=True,
+                            text=True, env=dict(environment, PYTHONPATH=os.path.join(args.source, "python")))
+    print(python.stdout[-3000:], python.stderr[-3000:], sep="\n")
+    result = json.loads(python.stdout.splitlines()[-1]) if python.returncode == 0 and python.stdout.strip() else {}
+    check(result.get("batch") == ["passed", "failed", "build_failed"], "the Python batch: rewards in the candidates' order")
+    check(result.get("stream") == {"right": "passed", "wrong": "failed", "broken": "build_failed"},
+          "the Python stream: each reward under the caller's id")
+    check(result.get("one") == "passed", "the Python client scores one candidate")
+
+
 {"bad_arguments": bad_arguments, "run": run, "report": report, "workflow": workflow, "gpus": gpus, "slurm": slurm,
- "watch": watch}[args.step]()
+ "watch": watch, "reward": reward}[args.step]()
 print(f"{len(failures)} failed checks" if failures else "all checks passed")
 sys.exit(1 if failures else 0)

@@ -3,11 +3,13 @@
 // of the hold-out, and model prices. The loop end to end is tested by llm_end_to_end.py.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "backendbench/files.h"
 #include "cli/generation_phase.h"
 #include "agents/kernel_prompt.h"
+#include "agents/reward.h"
 #include "cli/run_request.h"
 #include "language/diagnostic.h"
 
@@ -113,6 +115,61 @@ TEST(KernelLanguage, NamesAndExtensions) {
   EXPECT_EQ(kernel_language_named("cuda"), KernelLanguage::kCuda);
   EXPECT_FALSE(kernel_language_named("rust"));
   EXPECT_STREQ(kernel_extension(KernelLanguage::kCuda), ".cu");
+}
+
+TEST(RewardCandidates, ALineWithEveryField) {
+  const RewardCandidate candidate =
+      reward_candidate_from_json(R"({"id": 7, "op": "add.Tensor", "language": "cuda", "source": "// k\n"})", "<stdin>:1");
+  EXPECT_EQ(candidate.id, "7");
+  EXPECT_EQ(candidate.op, "add.Tensor");
+  EXPECT_EQ(candidate.language, KernelLanguage::kCuda);
+  EXPECT_EQ(candidate.source, "// k\n");
+  EXPECT_EQ(reward_candidate_from_json(R"({"op": "relu", "source": ""})", "x").language, KernelLanguage::kCpp) << "cpp by default";
+}
+
+// One test per diagnostic of a candidate's line: located, with the expected form.
+TEST(RewardCandidates, EachBadLineIsOneLocatedError) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"not json", "<stdin>:3: error: not JSON"},
+      {"[1, 2]", "<stdin>:3: error: not a JSON object; expected"},
+      {R"({"op": "relu", "source": "", "kernel": 1})", "<stdin>:3: error: unknown field 'kernel'; expected id, op, language and source"},
+      {R"({"id": [1], "op": "relu", "source": ""})", "<stdin>:3: error: bad id; expected a string or an integer"},
+      {R"({"source": ""})", "<stdin>:3: error: no op; expected the operator as a string"},
+      {R"({"op": "relu", "language": "rust", "source": ""})", "<stdin>:3: error: bad language; expected cpp, cuda or python"},
+      {R"({"op": "relu"})", "<stdin>:3: error: no source; expected the kernel file's whole text as a string"},
+  };
+  for (const auto& [line, expected] : cases) {
+    try {
+      reward_candidate_from_json(line, "<stdin>:3");
+      ADD_FAILURE() << line << " was read";
+    } catch (const DiagnosticError& error) {
+      EXPECT_EQ(std::string(error.what()).rfind(expected, 0), 0u) << line << " -> " << error.what();
+    }
+  }
+}
+
+TEST(RewardCandidates, ARewardsJsonCarriesItsVerdictAndSpeedup) {
+  Reward reward;
+  reward.id = "a";
+  reward.op = "relu.default";
+  reward.language = "cpp";
+  reward.outcome = "passed";
+  reward.correct = true;
+  reward.passed = 16;
+  reward.speedup = 1.5;
+  reward.speedup_low = 1.2;
+  reward.speedup_high = NAN;
+  reward.timed_cases = 2;
+  reward.flags = {{"suspect", 1}};
+  const nlohmann::json json = reward_json(reward);
+  EXPECT_EQ(json["schema"], "backendbench-reward");
+  EXPECT_EQ(json["outcome"], "passed");
+  EXPECT_EQ(json["passed"], 16);
+  EXPECT_DOUBLE_EQ(json["speedup"].get<double>(), 1.5);
+  EXPECT_TRUE(json["speedup_high"].is_null()) << "an interval bound that is not a number is null, JSON has no NaN";
+  EXPECT_EQ(json["flags"]["suspect"], 1);
+  reward.speedup.reset();
+  EXPECT_TRUE(reward_json(reward)["speedup"].is_null() && reward_json(reward)["speedup_low"].is_null()) << "not timed";
 }
 
 }  // namespace

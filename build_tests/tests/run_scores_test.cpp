@@ -58,5 +58,31 @@ TEST(RunScores, WithoutPerformanceTestsThePerformanceScoresAreNotNumbers) {
   EXPECT_TRUE(std::isnan(run_score({}, 1.0).correctness));
 }
 
+TEST(RunScores, AFailuresReasonIsItsFirstFailedCheckElseItsFirstErrorLine) {
+  Verdict verdict = verdict_of("relu.default", "impl1", "tests", false);
+  verdict.errors = {"relu.default case a (draw 1 of 2): output 0 differs\nmore detail", "second"};
+  EXPECT_EQ(first_failure_reason(verdict), "relu.default case a (draw 1 of 2): output 0 differs");
+  verdict.checks = {{"fallback", true, ""}, {"values", false, "output 0: 1 of 2 values differ\nand more"}};
+  EXPECT_EQ(first_failure_reason(verdict), "values: output 0: 1 of 2 values differ");
+  EXPECT_EQ(first_failure_reason(verdict_of("relu.default", "impl1", "tests", false)), "failed without a message");
+}
+
+TEST(RunScores, ASpeedupsSpreadIsItsGeometricMeanWithAStudentInterval) {
+  EXPECT_TRUE(std::isnan(speedup_spread({}).geomean));
+  const SpeedupSpread one = speedup_spread({2.0});
+  EXPECT_DOUBLE_EQ(one.geomean, 2.0);
+  EXPECT_TRUE(std::isnan(one.low) && std::isnan(one.high)) << "no interval from one case";
+  const SpeedupSpread two = speedup_spread({1.0, 4.0});
+  EXPECT_DOUBLE_EQ(two.geomean, 2.0);
+  EXPECT_DOUBLE_EQ(two.lowest, 1.0);
+  EXPECT_DOUBLE_EQ(two.highest, 4.0);
+  // log spread: sd of {0, ln 4} is ln4/sqrt(2); t(1) = 12.706; half = 12.706 * sd / sqrt(2) = 12.706 * ln 4 / 2.
+  EXPECT_NEAR(std::log(two.high / two.geomean), 12.706 * std::log(4.0) / 2, 1e-9);
+  EXPECT_NEAR(two.low * two.high, two.geomean * two.geomean, 1e-9) << "symmetric on the logarithms";
+  const SpeedupSpread same = speedup_spread({1.5, 1.5, 1.5});
+  EXPECT_DOUBLE_EQ(same.low, 1.5);
+  EXPECT_DOUBLE_EQ(same.high, 1.5);
+}
+
 }  // namespace
 }  // namespace backendbench

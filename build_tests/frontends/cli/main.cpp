@@ -35,6 +35,18 @@ verdicts.jsonl, junit.xml, benchmark.json, run.json (command, versions, salt, sc
 report.html and logs/. Exit status: 0 every case passed, 1 some failed, 2 bad arguments,
 3 the build failed.)";
 
+const char* kRewardExamples = R"(
+Examples:
+  echo '{"id": 1, "op": "relu", "source": "#include <ATen/ATen.h>\nat::Tensor relu_kernel_impl(const at::Tensor& self) { return self.clamp_min(0); }\n"}' \
+    | backendbench reward --suite smoke,edge --device cpu
+      one reward per line: {"id": "1", "outcome": "passed", "correct": true, "speedup": ..., ...}
+
+Each line in: {"id": ..., "op": "relu" | "add.Tensor" | ..., "language": "cpp" | "cuda" | "python",
+"source": "<the kernel file>"}. Each line out, as each is ready (not in input order): id, op,
+outcome (passed, failed, build_failed, error), correct, reason, failed_case, build_errors,
+passed/failed/skipped, speedup with speedup_low/speedup_high (95 % interval), timed_cases, flags,
+seconds. Candidates are built and run sandboxed; python/backendbench/reward.py drives it from Python.)";
+
 const char* kTopExamples = R"(
 Start here:
   backendbench new relu            a kernel file for relu.default with its exact signature
@@ -141,6 +153,27 @@ int main(int argc, char** argv) {
   model_option("--record", run.record, "save every model answer into this folder (a cassette), to replay the run");
   model_option("--replay", run.replay, "answer from a cassette written by --record: no key, no network, the same verdicts");
 
+  RewardArguments reward;
+  bool reward_timing = false, reward_no_timing = false, reward_no_sandbox = false;
+  auto* reward_command_line = app.add_subcommand(
+      "reward", "score kernel sources for a training loop: one candidate per line in, one reward per line out (JSON)");
+  reward_command_line->footer(kRewardExamples);
+  reward_command_line->add_option("--suite", reward.suite, "the suites whose cases score a candidate, as for run")->capture_default_str();
+  reward_command_line->add_option("--cases", reward.cases,
+                                  "holdout: every case with the salt; feedback: every second case with a salt derived from it")
+      ->capture_default_str();
+  reward_command_line->add_option("--device", reward.device, "cpu or cuda (default: cuda when available)");
+  reward_command_line->add_flag("--timing", reward_timing, "time correct candidates (default for smoke, torchbench and trace files)");
+  reward_command_line->add_flag("--no-timing", reward_no_timing, "correctness only");
+  reward_command_line->add_option("--concurrency", reward.concurrency, "candidates built and checked at once")->capture_default_str();
+  reward_command_line->add_option("--salt", reward.salt, "input draw salt (default: random; printed at start)");
+  reward_command_line->add_option("--topn", reward.topn, "the N largest inputs per operator (torchbench, trace files)");
+  reward_command_line->add_option("--traces", reward.traces, "TorchBench's traces folder");
+  reward_command_line->add_option("--build", reward.build, "build folder (default: this command's own)");
+  reward_command_line->add_option("--work", reward.work, "where candidates are built (default: <build>/backendbench_reward)");
+  reward_command_line->add_flag("--keep-attempts", reward.keep_attempts, "keep each candidate's folder (kernel, build log, verdicts)");
+  reward_command_line->add_flag("--no-sandbox", reward_no_sandbox, "build and run candidates without the bubblewrap sandbox");
+
   std::string new_op, new_kernels;
   bool new_cuda = false;
   auto* new_command_line = app.add_subcommand("new", "scaffold generated_kernels/<op>/<op>_implementation_<N>.cpp with the exact signature");
@@ -206,6 +239,12 @@ int main(int argc, char** argv) {
       request.sandbox = !no_sandbox;
       request.pack_small_jobs = !one_job_per_entry;
       return watch ? watch_command(request, command_line(argc, argv)) : run_command(request, command_line(argc, argv));
+    }
+    if (*reward_command_line) {
+      if (reward_timing && reward_no_timing) throw CliError("--timing", "both --timing and --no-timing given", "one of them");
+      if (reward_timing || reward_no_timing) reward.timing = reward_timing;
+      reward.sandbox = !reward_no_sandbox;
+      return reward_command(reward);
     }
     if (*new_command_line) return new_command(new_op, new_cuda, new_kernels);
     if (*ops_command_line) return ops_command(ops);

@@ -7,6 +7,46 @@
 
 namespace backendbench {
 
+namespace {
+
+// Student's t at 97.5 % for 1..30 degrees of freedom; 1.96 beyond.
+double t_quantile(int degrees) {
+  static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                 2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                 2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  return degrees >= 1 && degrees <= 30 ? table[degrees - 1] : 1.960;
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
+std::string first_failure_reason(const Verdict& verdict) {
+  for (const CheckOutcome& check : verdict.checks) {
+    if (!check.passed && !check.message.empty()) return check.check + ": " + first_line(check.message);
+  }
+  return first_line(verdict.errors.empty() ? std::string("failed without a message") : verdict.errors.front());
+}
+
+SpeedupSpread speedup_spread(const std::vector<double>& speedups) {
+  SpeedupSpread spread{NAN, NAN, NAN, NAN, NAN};
+  if (speedups.empty()) return spread;
+  double sum = 0;
+  for (const double speedup : speedups) sum += std::log(speedup);
+  const double mean = sum / static_cast<double>(speedups.size());
+  spread.geomean = std::exp(mean);
+  spread.lowest = *std::min_element(speedups.begin(), speedups.end());
+  spread.highest = *std::max_element(speedups.begin(), speedups.end());
+  if (speedups.size() < 2) return spread;
+  double squares = 0;
+  for (const double speedup : speedups) squares += (std::log(speedup) - mean) * (std::log(speedup) - mean);
+  const int n = static_cast<int>(speedups.size());
+  const double half = t_quantile(n - 1) * std::sqrt(squares / (n - 1)) / std::sqrt(static_cast<double>(n));
+  spread.low = std::exp(mean - half);
+  spread.high = std::exp(mean + half);
+  return spread;
+}
+
 bool is_performance_test(const Verdict& verdict) { return verdict.frontend == "bench"; }
 
 std::string failure_kind(const Verdict& verdict) {

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -45,6 +46,7 @@
 #include "cli/progress.h"
 #include "cli/report.h"
 #include "cli/tree_selection.h"
+#include "agents/reward.h"
 #include "agents/scaffold.h"
 #include "emit/emitter.h"
 #include "language/naming.h"
@@ -1100,6 +1102,83 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   for (const Verdict& verdict : verdicts) {
     if (verdict.status == Verdict::Status::kFailed) return 1;
   }
+  return 0;
+}
+
+int reward_command(const RewardArguments& given) {
+  const Installation where = installation();
+  RunArguments arguments;
+  arguments.suite = given.suite;
+  arguments.backend = "aten";
+  arguments.device = given.device;
+  arguments.build = given.build;
+  arguments.traces = given.traces;
+  arguments.salt = given.salt;
+  arguments.topn = given.topn;
+  arguments.timing = given.timing;
+  const RunRequest request = check_run_arguments(arguments, run_context(where), operator_known);
+  if (given.cases != "holdout" && given.cases != "feedback") {
+    throw CliError("--cases", "unknown case set '" + given.cases + "'", "holdout (every case, the salt) or feedback (every second case, a salt derived from it)");
+  }
+  if (given.concurrency < 1) throw CliError("--concurrency", "less than 1", "at least 1 candidate at a time");
+  // Standard output carries the rewards alone: what configuring and building print goes to
+  // standard error.
+  std::streambuf* const rewards_out = std::cout.rdbuf(std::cerr.rdbuf());
+  const BuildTree tree(where.source_directory, request.build);
+  const std::string logs = request.build + "/backendbench_logs";
+  setenv("BACKENDBENCH_SANDBOX", given.sandbox ? "bwrap" : "none", 1);
+  const uint64_t salt = request.salt_given ? request.salt : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  const bool feedback = given.cases == "feedback";
+  configure_tree(tree, {request.suites, where.source_directory + "/generated_kernels", {}, request.topn, request.torchbench_traces, {},
+                        given.concurrency},
+                 logs);
+  std::vector<std::string> targets, suites;
+  for (const SuiteChoice& suite : request.suites) {
+    targets.push_back("backendbench_test_" + suite.name);
+    suites.push_back(suite.name);
+  }
+  if (!request.timed_suites.empty()) targets.push_back("bench");
+  if (BACKENDBENCH_WITH_PYTHON_BRIDGE) targets.push_back("backendbench_python");
+  try {
+    build_with_progress(tree, targets, request.jobs, logs + "/build.log");
+  } catch (const DiagnosticError& error) {
+    std::cerr << error.what() << "\n";
+    std::cout.rdbuf(rewards_out);
+    return 3;
+  }
+  RewardOptions options{tree, suites, request.timed_suites, request.device, feedback ? feedback_salt_of(salt) : salt, feedback,
+                        given.concurrency, 60, given.sandbox, given.keep_attempts,
+                        given.work.empty() ? request.build + "/backendbench_reward" : std::filesystem::absolute(given.work).string(),
+                        where.templates_directory};
+  RewardService service(options);
+  std::cerr << "backendbench reward: suites " << joined(suites, ", ") << "; " << (feedback ? "feedback" : "holdout")
+            << " cases, salt " << salt_text(options.salt) << "; timing "
+            << (request.timed_suites.empty() ? std::string("off") : "on for " + joined({request.timed_suites.begin(), request.timed_suites.end()}, ", "))
+            << "; " << given.concurrency << " at once" << (given.sandbox ? "" : "; NOT sandboxed (--no-sandbox)")
+            << "\nready: one candidate per line on standard input, {\"id\", \"op\", \"language\", \"source\"}\n" << std::flush;
+  std::cout.rdbuf(rewards_out);
+  int line_number = 0;
+  service.stream(
+      [&]() -> std::optional<RewardCandidate> {
+        for (std::string line; std::getline(std::cin, line);) {
+          ++line_number;
+          if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+          try {
+            return reward_candidate_from_json(line, "<stdin>:" + std::to_string(line_number));
+          } catch (const DiagnosticError& error) {
+            RewardCandidate unreadable;
+            unreadable.invalid = error.what();
+            // Its id where one can be read, so that the answer still finds its request.
+            const nlohmann::json item = nlohmann::json::parse(line, nullptr, false);
+            if (item.is_object() && item.contains("id") && (item["id"].is_string() || item["id"].is_number_integer())) {
+              unreadable.id = item["id"].is_string() ? item["id"].get<std::string>() : std::to_string(item["id"].get<int64_t>());
+            }
+            return unreadable;
+          }
+        }
+        return std::nullopt;
+      },
+      [&](const Reward& reward) { std::cout << reward_json(reward).dump() << "\n" << std::flush; });
   return 0;
 }
 

@@ -15,14 +15,6 @@
 namespace backendbench::cli {
 namespace {
 
-// Student's t at 97.5 % for 1..30 degrees of freedom; 1.96 beyond.
-double t_quantile(int degrees) {
-  static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                 2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                                 2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-  return degrees >= 1 && degrees <= 30 ? table[degrees - 1] : 1.960;
-}
-
 bool starts_with(const std::string& text, const std::string& prefix) {
   return text.size() >= prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
 }
@@ -38,32 +30,14 @@ std::string shell_word(const std::string& text) {
   return quoted + "'";
 }
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
-// Why a test failed, shortest first: its first failed check and that check's own message (the
-// located error repeats the case, which the reader has beside it), else its first error's first line.
-std::string reason_of(const Verdict& verdict) {
-  for (const CheckOutcome& check : verdict.checks) {
-    if (!check.passed && !check.message.empty()) return check.check + ": " + first_line(check.message);
-  }
-  return first_line(verdict.errors.empty() ? std::string("failed without a message") : verdict.errors.front());
-}
-
 void add_interval(KernelFinding& kernel, const std::vector<double>& speedups) {
   if (speedups.empty()) return;
-  double sum = 0;
-  for (const double speedup : speedups) sum += std::log(speedup);
-  const double mean = sum / static_cast<double>(speedups.size());
-  kernel.speedup = std::exp(mean);
-  kernel.case_low = *std::min_element(speedups.begin(), speedups.end());
-  kernel.case_high = *std::max_element(speedups.begin(), speedups.end());
-  if (speedups.size() < 2) return;
-  double squares = 0;
-  for (const double speedup : speedups) squares += (std::log(speedup) - mean) * (std::log(speedup) - mean);
-  const int n = static_cast<int>(speedups.size());
-  const double half = t_quantile(n - 1) * std::sqrt(squares / (n - 1)) / std::sqrt(static_cast<double>(n));
-  kernel.speedup_low = std::exp(mean - half);
-  kernel.speedup_high = std::exp(mean + half);
+  const SpeedupSpread spread = speedup_spread(speedups);
+  kernel.speedup = spread.geomean;
+  kernel.speedup_low = spread.low;
+  kernel.speedup_high = spread.high;
+  kernel.case_low = spread.lowest;
+  kernel.case_high = spread.highest;
 }
 
 nlohmann::json number_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
@@ -131,7 +105,7 @@ Findings run_findings(const std::vector<Verdict>& verdicts, const nlohmann::json
     ++kernel.tests;
     if (verdict.status == Verdict::Status::kFailed && kernel.failed++ == 0) {
       kernel.failed_case = verdict.case_name;
-      kernel.first_reason = reason_of(verdict);
+      kernel.first_reason = first_failure_reason(verdict);
       kernel.reproduce = reproduce_command(verdict, run);
     }
     if (!is_performance_test(verdict)) continue;

@@ -22,6 +22,16 @@ bool is_performance_test(const Verdict& verdict);
 // flag (suspect, hidden_work, wrong_when_timed), else "error"; "" for a test that did not fail.
 std::string failure_kind(const Verdict& verdict);
 double counted_speedup(const Verdict& verdict);
+// Why a test failed, shortest first: its first failed check and that check's own message, else
+// its first error's first line.
+std::string first_failure_reason(const Verdict& verdict);
+
+// The geometric mean of speedups with a 95 % interval from their spread across cases (Student's t
+// on the logarithms; NaN bounds with fewer than 2), and the lowest and highest. All NaN when empty.
+struct SpeedupSpread {
+  double geomean, low, high, lowest, highest;
+};
+SpeedupSpread speedup_spread(const std::vector<double>& speedups);
 
 struct OperatorResult {
   std::string op, backend;

@@ -3,6 +3,7 @@
 // and throws CliError for bad input (printed by main as it is, status 2).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,18 @@ bool operator_known(const std::string& filter);
 // Exit status: 0 every selected case passed; 1 some failed (the results folder holds them all);
 // 3 the build failed.
 int run_command(const RunRequest& request, const std::string& command_line);
+
+// `backendbench reward`: the reward API as a stream (agents/reward.h). Reads one candidate per
+// line on standard input ({"id", "op", "language", "source"}) and writes one reward per line on
+// standard output as each is ready; everything else goes to standard error. Exit status 0 at the
+// end of the input, 2 bad arguments, 3 the build failed.
+struct RewardArguments {
+  std::string suite = "smoke,edge", device, build, traces, salt, topn, cases = "holdout", work;
+  std::optional<bool> timing;
+  int concurrency = 2;
+  bool sandbox = true, keep_attempts = false;
+};
+int reward_command(const RewardArguments& arguments);
 
 struct OpsRequest {
   std::string suite = "smoke", traces, kernels, build;
