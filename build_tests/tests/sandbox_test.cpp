@@ -155,6 +155,11 @@ TEST(BuildCommand, WritesTheFoldersOfItsOutputsAndDependencyFile) {
   EXPECT_EQ(build_command_outputs(words, "/build"), (std::vector<std::string>{"/build/deps", "/build/objects"}));
   EXPECT_EQ(build_command_outputs({"/usr/bin/c++", "-o", "/abs/out/k.o"}, "/build"), std::vector<std::string>{"/abs/out"});
   EXPECT_TRUE(build_command_outputs({"/usr/bin/c++", "-c", "k.cpp"}, "/build").empty());
+  // A link's dependency file (CMake 3.27 and later with GNU ld): its folder is written too.
+  EXPECT_EQ(build_command_outputs({"/usr/bin/c++", "-shared", "-Wl,--dependency-file=CMakeFiles/slot.dir/link.d", "-o",
+                                   "slots/libslot.so", "k.o"},
+                                  "/build"),
+            (std::vector<std::string>{"/build/CMakeFiles/slot.dir", "/build/slots"}));
 }
 
 TEST(BuildCommand, ReadsWhatItNamesAndNeverWhereLinksLead) {

@@ -373,6 +373,7 @@ void CandidateBench::time(const std::string& attempt, const std::string& op, con
     timed += suite.cases.size();
   }
   if (jobs.empty()) return;
+  std::lock_guard<std::mutex> one_at_a_time(timing_mutex_);
   const auto start = Clock::now();
   const std::string job_file = attempt + "/bench.job.jsonl";
   files::write_whole(job_file, jobs);

@@ -177,11 +177,14 @@ std::vector<std::string> sandboxed_command(const std::string& bubblewrap, const 
 
 std::vector<std::string> build_command_outputs(const std::vector<std::string>& words, const std::string& working_directory) {
   std::set<std::string> folders;
-  for (size_t i = 0; i + 1 < words.size(); ++i) {
-    if (words[i] != "-o" && words[i] != "-MF") continue;
-    const std::string& word = words[i + 1];
-    if (word.empty()) continue;
-    folders.insert(folder_of(word[0] == '/' ? word : working_directory + "/" + word));
+  const auto add = [&](const std::string& word) {
+    if (!word.empty()) folders.insert(folder_of(word[0] == '/' ? word : working_directory + "/" + word));
+  };
+  // The linker's dependency file, which CMake 3.27 and later asks a GNU ld for.
+  const std::string dependency_file = "-Wl,--dependency-file=";
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i].rfind(dependency_file, 0) == 0) add(words[i].substr(dependency_file.size()));
+    if ((words[i] == "-o" || words[i] == "-MF") && i + 1 < words.size()) add(words[i + 1]);
   }
   return {folders.begin(), folders.end()};
 }

@@ -106,6 +106,9 @@ class CandidateBench {
   mutable std::mutex servers_mutex_;
   mutable std::map<std::string, std::vector<std::unique_ptr<build::JobServer>>> idle_servers_;
   mutable int servers_started_ = 0;
+  // One candidate timed at a time: two ./bench runs on one GPU (or one machine's cores) would
+  // each measure the other's load.
+  mutable std::mutex timing_mutex_;
 };
 
 }  // namespace backendbench::agents

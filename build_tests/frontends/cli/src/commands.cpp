@@ -1129,9 +1129,11 @@ int reward_command(const RewardArguments& given) {
   setenv("BACKENDBENCH_SANDBOX", given.sandbox ? "bwrap" : "none", 1);
   const uint64_t salt = request.salt_given ? request.salt : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
   const bool feedback = given.cases == "feedback";
-  configure_tree(tree, {request.suites, where.source_directory + "/generated_kernels", {}, request.topn, request.torchbench_traces, {},
-                        given.concurrency},
-                 logs);
+  // A kernel folder of its own, empty: candidates are built in slots, and the suites' executables
+  // must build whatever a kernel folder holds (the llm backends start from an empty one too).
+  const std::string work = given.work.empty() ? request.build + "/backendbench_reward" : std::filesystem::absolute(given.work).string();
+  files::make_directories(work + "/no_kernels");
+  configure_tree(tree, {request.suites, work + "/no_kernels", {}, request.topn, request.torchbench_traces, {}, given.concurrency}, logs);
   std::vector<std::string> targets, suites;
   for (const SuiteChoice& suite : request.suites) {
     targets.push_back("backendbench_test_" + suite.name);
@@ -1147,9 +1149,7 @@ int reward_command(const RewardArguments& given) {
     return 3;
   }
   RewardOptions options{tree, suites, request.timed_suites, request.device, feedback ? feedback_salt_of(salt) : salt, feedback,
-                        given.concurrency, 60, given.sandbox, given.keep_attempts,
-                        given.work.empty() ? request.build + "/backendbench_reward" : std::filesystem::absolute(given.work).string(),
-                        where.templates_directory};
+                        given.concurrency, 60, given.sandbox, given.keep_attempts, work, where.templates_directory};
   RewardService service(options);
   std::cerr << "backendbench reward: suites " << joined(suites, ", ") << "; " << (feedback ? "feedback" : "holdout")
             << " cases, salt " << salt_text(options.salt) << "; timing "

@@ -54,7 +54,8 @@ std::vector<std::string> loaded_library_folders();
 std::optional<std::string> bubblewrap_executable();
 
 // For a build command of untrusted code (a compiler's command line, as words): the folders it
-// writes (those of every -o and -MF path; relative ones against `working_directory`), and what
+// writes (those of every -o, -MF and -Wl,--dependency-file= path; relative ones against
+// `working_directory`), and what
 // it reads besides its own sources: every absolute path it names that exists, canonical (include
 // folders, a forced include and the folder of its precompiled form, libraries). So that the
 // project, the build folder and $HOME can be hidden and only these bound back. Links inside a
