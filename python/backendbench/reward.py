@@ -94,7 +94,10 @@ class RewardService:
     def close(self) -> int:
         """Ends the input and waits for the process; its exit status."""
         if self._process.stdin and not self._process.stdin.closed:
-            self._process.stdin.close()
+            try:
+                self._process.stdin.close()
+            except (BrokenPipeError, OSError):
+                pass  # it ended first; its status and log say why
         status = self._process.wait()
         self._reader.join(timeout=10)
         self._log.close()
