@@ -173,6 +173,10 @@ bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& bac
 
 }  // namespace
 
+std::string no_cuda_device_reason(const std::string& kernel_name) {
+  return kernel_name + " is a CUDA kernel and this machine has no CUDA device";
+}
+
 bool is_disqualifying_flag(const std::string& flag) {
   return flag == "suspect" || flag == "hidden_work" || flag == "wrong_when_timed" || flag == "timing_disagrees";
 }
@@ -190,9 +194,8 @@ Verdict check_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& 
     return verdict;
   }
   if (device.is_cuda() && !cuda_available()) {
-    skip(verdict, (backend.kind() == Backend::Kind::kKernel ? backend.name() + " is a CUDA kernel"
-                                                             : std::string("BACKENDBENCH_DEVICE is cuda")) +
-                      " and this machine has no CUDA device");
+    skip(verdict, backend.kind() == Backend::Kind::kKernel ? no_cuda_device_reason(backend.name())
+                                                            : "BACKENDBENCH_DEVICE is cuda and this machine has no CUDA device");
     return verdict;
   }
   const std::string device_type = c10::DeviceTypeName(device.type(), /*lower_case=*/true);

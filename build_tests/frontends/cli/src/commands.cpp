@@ -33,6 +33,7 @@
 #include "backendbench/gpu_slot.h"
 #include "backendbench/job_verdicts.h"
 #include "backendbench/results_folder.h"
+#include "backendbench/run_case.h"
 #include "backendbench/run_scores.h"
 #include "backendbench/settings.h"
 #include "backendbench/verdict.h"
@@ -906,7 +907,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     std::vector<Entry> runnable;
     for (Entry& entry : entries) {
       if (entry.backend_facts.kind == "kernel" && entry.backend_facts.cuda) {
-        entry.skip_reason = entry.backend + " is a CUDA kernel and this machine has no CUDA device";
+        entry.skip_reason = no_cuda_device_reason(entry.backend);
         unbuilt.push_back(std::move(entry));
       } else {
         runnable.push_back(std::move(entry));
@@ -1123,7 +1124,11 @@ int reward_command(const RewardArguments& given) {
   if (given.concurrency < 1) throw CliError("--concurrency", "less than 1", "at least 1 candidate at a time");
   // Standard output carries the rewards alone: what configuring and building print goes to
   // standard error.
-  std::streambuf* const rewards_out = std::cout.rdbuf(std::cerr.rdbuf());
+  struct StdoutToStderr {  // until the rewards start, and on every way out
+    std::streambuf* const saved = std::cout.rdbuf(std::cerr.rdbuf());
+    ~StdoutToStderr() { std::cout.rdbuf(saved); }
+    void end() const { std::cout.rdbuf(saved); }
+  } redirected;
   const BuildTree tree(where.source_directory, request.build);
   const std::string logs = request.build + "/backendbench_logs";
   setenv("BACKENDBENCH_SANDBOX", given.sandbox ? "bwrap" : "none", 1);
@@ -1145,7 +1150,6 @@ int reward_command(const RewardArguments& given) {
     build_with_progress(tree, targets, request.jobs, logs + "/build.log");
   } catch (const DiagnosticError& error) {
     std::cerr << error.what() << "\n";
-    std::cout.rdbuf(rewards_out);
     return 3;
   }
   RewardOptions options{tree, suites, request.timed_suites, request.device, feedback ? feedback_salt_of(salt) : salt, feedback,
@@ -1156,7 +1160,7 @@ int reward_command(const RewardArguments& given) {
             << (request.timed_suites.empty() ? std::string("off") : "on for " + joined({request.timed_suites.begin(), request.timed_suites.end()}, ", "))
             << "; " << given.concurrency << " at once" << (given.sandbox ? "" : "; NOT sandboxed (--no-sandbox)")
             << "\nready: one candidate per line on standard input, {\"id\", \"op\", \"language\", \"source\"}\n" << std::flush;
-  std::cout.rdbuf(rewards_out);
+  redirected.end();
   int line_number = 0;
   service.stream(
       [&]() -> std::optional<RewardCandidate> {

@@ -43,4 +43,8 @@ Measurement measure_case(const std::string& op_display, const c10::OperatorHandl
 // (a kernel worker's figures disagree with what the supervisor observed, worker.h).
 bool is_disqualifying_flag(const std::string& flag);
 
+// Why a CUDA kernel's case is skipped on a machine without a CUDA device: the one text, whether the
+// test executable skips it or the backendbench command does without starting one.
+std::string no_cuda_device_reason(const std::string& kernel_name);
+
 }  // namespace backendbench
