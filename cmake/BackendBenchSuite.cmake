@@ -406,8 +406,9 @@ endfunction()
 
 # backendbench_add_candidate_slots(COUNT <n>)
 # Kernel libraries without a kernel of their own, for the llm backends: slot <k> builds whatever
-# its sources include (the loop writes candidate_slots/slot_<k>.cpp, or slot_<k>.cu and
-# slot_<k>.host.cpp: one #include of the candidate's binding or device part each), with the
+# its sources include (the loop writes candidate_slots/slot_<k>.cpp and slot_<k>.binding.cpp, or
+# slot_<k>.cu, slot_<k>.host.cpp and slot_<k>.host.binding.cpp: one #include each of the
+# candidate's own part, binding or device part), with the
 # kernels' flags and a precompiled header, so that a model's candidate is compiled alone, in
 # parallel with others, and nothing is configured again.
 function(backendbench_add_candidate_slots)
@@ -428,35 +429,43 @@ function(backendbench_add_candidate_slots)
   foreach(slot RANGE ${last})
     foreach(language IN LISTS languages)
       set(target backendbench_candidate_${language}_${slot})
-      # The C++ source of a slot: a C++ candidate's binding, or a two-part CUDA candidate's (its
-      # host part); the CUDA source: a classic .cu candidate's binding, or a two-part one's
-      # device part. The loop writes one #include into each, or leaves the text below.
+      # The C++ source of a slot: a C++ candidate's own translation unit, or a two-part CUDA
+      # candidate's (its host part); its binding source: the candidate's binding, which is the
+      # same for every candidate of an operator, so the loop compiles it only when it changes;
+      # the CUDA source: a classic .cu candidate's binding, or a two-part one's device part. The
+      # loop writes one #include into each, or leaves the text below.
       set(cxx_source "${folder}/slot_${slot}.cpp")
       set(sources "")
       if(language STREQUAL "cu")
         set(cxx_source "${folder}/slot_${slot}.host.cpp")
         list(APPEND sources "${folder}/slot_${slot}.cu")
       endif()
-      list(APPEND sources "${cxx_source}")
+      string(REGEX REPLACE "\\.cpp$" ".binding.cpp" binding_source "${cxx_source}")
+      list(APPEND sources "${cxx_source}" "${binding_source}")
       foreach(source IN LISTS sources)
         if(NOT EXISTS "${source}")
           file(WRITE "${source}" "// A candidate slot of the llm backends: the loop writes a candidate's binding #include here.\n")
         endif()
       endforeach()
       if(BACKENDBENCH_CANDIDATE_CXX)
-        # The C++ source compiled by clang against its instantiated precompiled header
-        # (_backendbench_clang_pch) into an object the library links. No depfile: the loop runs
-        # this command itself, in its sandbox, for each candidate (and the build tool's depfile
+        # The C++ sources compiled by clang against their instantiated precompiled header
+        # (_backendbench_clang_pch) into objects the library links. No depfile: the loop runs
+        # these commands itself, in its sandbox, for each candidate (and the build tool's depfile
         # step would write outside the slot's folders).
-        set(object "${folder}/objects/${target}.o")
-        add_custom_command(
-          OUTPUT "${object}"
-          COMMAND "${BACKENDBENCH_CANDIDATE_CXX}" ${_backendbench_candidate_flags} -include-pch "${_backendbench_candidate_pch}"
-                  -c "${cxx_source}" -o "${object}"
-          DEPENDS "${_backendbench_candidate_pch}" "${cxx_source}"
-          COMMAND_EXPAND_LISTS VERBATIM)
-        list(REMOVE_ITEM sources "${cxx_source}")
-        list(APPEND sources "${object}")
+        foreach(source IN ITEMS "${cxx_source}" "${binding_source}")
+          get_filename_component(source_name "${source}" NAME)
+          string(REGEX REPLACE "^slot_[0-9]+(\\.host)?" "" suffix "${source_name}")
+          string(REGEX REPLACE "\\.cpp$" ".o" suffix "${suffix}")
+          set(object "${folder}/objects/${target}${suffix}")
+          add_custom_command(
+            OUTPUT "${object}"
+            COMMAND "${BACKENDBENCH_CANDIDATE_CXX}" ${_backendbench_candidate_flags} -include-pch "${_backendbench_candidate_pch}"
+                    -c "${source}" -o "${object}"
+            DEPENDS "${_backendbench_candidate_pch}" "${source}"
+            COMMAND_EXPAND_LISTS VERBATIM)
+          list(REMOVE_ITEM sources "${source}")
+          list(APPEND sources "${object}")
+        endforeach()
       endif()
       add_library(${target} SHARED EXCLUDE_FROM_ALL ${sources})
       set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CXX)

@@ -132,6 +132,9 @@ std::string Emitter::kernel_binding_file(const model::KernelVariant& kernel) {
   return kernel.folder + "/" + model::implementation_stem(kernel.folder, kernel.number) +
          (kernel.is_cuda && !kernel.has_device_part ? ".binding.cu" : ".binding.cpp");
 }
+std::string Emitter::candidate_kernel_part_file(const model::KernelVariant& kernel) {
+  return kernel.folder + "/" + model::implementation_stem(kernel.folder, kernel.number) + ".kernel.cpp";
+}
 std::string Emitter::kernel_device_part_file(const model::KernelVariant& kernel) {
   return kernel.folder + "/" + model::implementation_stem(kernel.folder, kernel.number) + ".device.cu";
 }
@@ -264,22 +267,23 @@ void Emitter::emit_suite(const model::Suite& suite, const SuiteOutputOptions& op
                                                {"tests", tests}}));
 }
 
-void Emitter::emit_kernel_binding(const model::KernelVariant& kernel, const model::Schema& schema,
-                                  const std::vector<std::pair<model::KernelVariant, model::Schema>>& derived,
-                                  OutputWriter& writer) const {
+Emitter::BindingParts Emitter::binding_parts(const model::KernelVariant& kernel, const model::Schema& schema,
+                                             const std::vector<std::pair<model::KernelVariant, model::Schema>>& derived,
+                                             const std::string& function, const std::string& source,
+                                             const std::string& derived_source, const std::string& backend) const {
   const model::KernelSignature signature = model::kernel_signature(schema);
-  auto entry = [&](const model::KernelVariant& variant, const std::string& source) {
+  auto entry = [&](const model::KernelVariant& variant, const std::string& source_text) {
     return render_row("kernel_entry.cpp.in", {{"operator", cpp_string_literal(variant.op.display())},
-                                              {"backend", cpp_string_literal(variant.name())},
-                                              {"source", cpp_string_literal(source)},
+                                              {"backend", backend.empty() ? cpp_string_literal(variant.name()) : backend},
+                                              {"source", source_text},
                                               {"is_cuda", variant.is_cuda ? "true" : "false"},
                                               {"derived", variant.derived_from ? "true" : "false"},
                                               {"factory", variant.binding_symbol()}});
   };
-  std::vector<std::string> entries = {entry(kernel, kernel.path)};
-  std::vector<std::string> derived_bindings;
+  BindingParts parts;
+  parts.entries = {entry(kernel, source)};
   for (const auto& [variant, derived_schema] : derived) {
-    entries.push_back(entry(variant, kernel.path + ", the " + kernel.op.display() + " kernel written into its result"));
+    parts.entries.push_back(entry(variant, derived_source));
     const model::KernelSignature derived_signature = model::kernel_signature(derived_schema);
     const std::string wrapper = variant.op.folder() + "_from_" + kernel.function();
     // In place (add_.Tensor) writes its first argument; out= (add.out) its last.
@@ -291,7 +295,7 @@ void Emitter::emit_kernel_binding(const model::KernelVariant& kernel, const mode
     store_result.push_back(written + ".copy_(result);");
     std::string binding = render("derived_binding.cpp.in",
                                       {{"operator", variant.op.trace_name()},
-                                       {"kernel_function", kernel.function()},
+                                       {"kernel_function", function},
                                        {"derived_from", kernel.op.trace_name()},
                                        {"written", written},
                                        {"declaration", derived_signature.declaration(wrapper)},
@@ -300,14 +304,22 @@ void Emitter::emit_kernel_binding(const model::KernelVariant& kernel, const mode
                                        {"binding_symbol", variant.binding_symbol()},
                                        {"wrapper", wrapper}});
     binding.pop_back();  // the list placeholder puts each item on its own line
-    derived_bindings.push_back(binding);
+    parts.derived_bindings.push_back(binding);
   }
-  if (kernel.has_device_part) {
-    writer.write(kernel_device_part_file(kernel),
-                 render("kernel_device_part.cu.in", {{"generated_banner", banner("kernel_device_part.cu.in", kernel.path)},
-                                                     {"kernel_source", kernel.path},
-                                                     {"macro", naming::kDevicePartMacro}}));
-  }
+  return parts;
+}
+
+std::string Emitter::derived_source_text(const model::KernelVariant& kernel) {
+  return kernel.path + ", the " + kernel.op.display() + " kernel written into its result";
+}
+
+void Emitter::emit_kernel_binding(const model::KernelVariant& kernel, const model::Schema& schema,
+                                  const std::vector<std::pair<model::KernelVariant, model::Schema>>& derived,
+                                  OutputWriter& writer) const {
+  const model::KernelSignature signature = model::kernel_signature(schema);
+  const BindingParts parts = binding_parts(kernel, schema, derived, kernel.function(), cpp_string_literal(kernel.path),
+                                           cpp_string_literal(derived_source_text(kernel)), "");
+  emit_device_part(kernel, writer);
   writer.write(kernel_binding_file(kernel),
                render("kernel_binding.cpp.in",
                       {{"generated_banner", banner("kernel_binding.cpp.in", kernel.path)},
@@ -318,8 +330,64 @@ void Emitter::emit_kernel_binding(const model::KernelVariant& kernel, const mode
                        {"expected_declaration", signature.declaration(kernel.function())},
                        {"binding_symbol", kernel.binding_symbol()},
                        {"entries_symbol", kernel.entries_symbol()},
-                       {"derived_bindings", derived_bindings},
-                       {"entries", entries}}));
+                       {"derived_bindings", parts.derived_bindings},
+                       {"entries", parts.entries}}));
+}
+
+void Emitter::emit_candidate_binding(const model::KernelVariant& kernel, const model::Schema& schema,
+                                     const std::vector<std::pair<model::KernelVariant, model::Schema>>& derived,
+                                     OutputWriter& writer) const {
+  const model::KernelSignature signature = model::kernel_signature(schema);
+  const std::string forwarder = "backendbench_candidate_kernel";
+  const std::string source_symbol = "backendbench_candidate_source";
+  const std::string derived_source_symbol = "backendbench_candidate_derived_source";
+  const std::string backend_symbol = "backendbench_candidate_backend";
+  // The binding's own symbols are static: named as for number 1 whatever the candidate's, so
+  // that its text does not change with the number (impl<N> comes from backend_symbol).
+  model::KernelVariant first = kernel;
+  first.number = 1;
+  std::vector<std::pair<model::KernelVariant, model::Schema>> first_derived = derived;
+  for (auto& [variant, derived_schema] : first_derived) variant.number = 1;
+  const BindingParts parts =
+      binding_parts(first, schema, first_derived, forwarder, source_symbol, derived_source_symbol, backend_symbol);
+  emit_device_part(kernel, writer);
+  // Named after the operator, not the file: the binding's text must not change between candidates.
+  writer.write(kernel_binding_file(kernel),
+               render("candidate_binding.cpp.in",
+                      {{"generated_banner", banner("candidate_binding.cpp.in", "a candidate kernel for " + kernel.op.trace_name())},
+                       {"operator", kernel.op.trace_name()},
+                       {"forwarder", forwarder},
+                       {"forwarder_declaration", signature.declaration(forwarder)},
+                       {"source_symbol", source_symbol},
+                       {"derived_source_symbol", derived_source_symbol},
+                       {"backend_symbol", backend_symbol},
+                       {"binding_symbol", first.binding_symbol()},
+                       {"derived_bindings", parts.derived_bindings},
+                       {"entries", parts.entries}}));
+  writer.write(candidate_kernel_part_file(kernel),
+               render("candidate_kernel_part.cpp.in",
+                      {{"generated_banner", banner("candidate_kernel_part.cpp.in", kernel.path)},
+                       {"kernel_source", kernel.path},
+                       {"kernel_function", kernel.function()},
+                       {"function_type", signature.function_type()},
+                       {"operator", kernel.op.trace_name()},
+                       {"expected_declaration", signature.declaration(kernel.function())},
+                       {"forwarder_declaration", signature.declaration(forwarder)},
+                       {"arguments", signature.parameter_names},
+                       {"source_symbol", source_symbol},
+                       {"source", cpp_string_literal(kernel.path)},
+                       {"derived_source_symbol", derived_source_symbol},
+                       {"derived_source", cpp_string_literal(derived_source_text(kernel))},
+                       {"backend_symbol", backend_symbol},
+                       {"backend", cpp_string_literal(kernel.name())}}));
+}
+
+void Emitter::emit_device_part(const model::KernelVariant& kernel, OutputWriter& writer) const {
+  if (!kernel.has_device_part) return;
+  writer.write(kernel_device_part_file(kernel),
+               render("kernel_device_part.cu.in", {{"generated_banner", banner("kernel_device_part.cu.in", kernel.path)},
+                                                   {"kernel_source", kernel.path},
+                                                   {"macro", naming::kDevicePartMacro}}));
 }
 
 void Emitter::emit_kernel_index(const std::string& kernels_directory, const std::vector<model::KernelVariant>& kernels,

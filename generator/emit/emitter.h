@@ -41,6 +41,13 @@ class Emitter {
   void emit_kernel_binding(const model::KernelVariant& kernel, const model::Schema& schema,
                            const std::vector<std::pair<model::KernelVariant, model::Schema>>& derived,
                            OutputWriter& writer) const;
+  // A candidate's binding (the llm backends, the reward API), in two translation units:
+  // <stem>.kernel.cpp, the kernel with its signature check and a function the binding calls,
+  // compiled for every candidate; and <stem>.binding.cpp, which names no candidate and is the
+  // same text for every candidate of one operator and number, so its object can be kept.
+  void emit_candidate_binding(const model::KernelVariant& kernel, const model::Schema& schema,
+                              const std::vector<std::pair<model::KernelVariant, model::Schema>>& derived,
+                              OutputWriter& writer) const;
 
   // Into a writer rooted at the kernels folder: kernel_index.cpp, the index of the one library
   // that holds every kernel in `kernels` (their bindings' entries, in order).
@@ -53,10 +60,24 @@ class Emitter {
   static std::string suite_exclusions_file();
   static std::string suite_manifest_file();
   static std::string kernel_binding_file(const model::KernelVariant& kernel);
+  // A candidate's own translation unit (emit_candidate_binding).
+  static std::string candidate_kernel_part_file(const model::KernelVariant& kernel);
   // A two-part .cu kernel's device translation unit (emitted beside its binding).
   static std::string kernel_device_part_file(const model::KernelVariant& kernel);
 
  private:
+  // What a binding holds besides the kernel: one entry per variant and a wrapper per derived one.
+  struct BindingParts {
+    std::vector<std::string> entries, derived_bindings;
+  };
+  // `function`: what the bindings call; `source`, `derived_source`: C++ expressions of the
+  // entries' source texts; `backend`: of their backend name ("": the variant's own, literally).
+  BindingParts binding_parts(const model::KernelVariant& kernel, const model::Schema& schema,
+                             const std::vector<std::pair<model::KernelVariant, model::Schema>>& derived,
+                             const std::string& function, const std::string& source, const std::string& derived_source,
+                             const std::string& backend) const;
+  static std::string derived_source_text(const model::KernelVariant& kernel);
+  void emit_device_part(const model::KernelVariant& kernel, OutputWriter& writer) const;
   std::string render(const std::string& template_name, TemplateEnvironment environment) const;
   // A row template (case_row, kernel_entry) rendered as one list item, without its newline.
   std::string render_row(const std::string& template_name, TemplateEnvironment environment) const;

@@ -92,6 +92,27 @@ TEST(Emitter, MatchesGoldenFiles) {
   emitter.emit_kernel_binding(add_kernel, *schemas.find(add_kernel.op), served, kernel_writer);
   expect_matches_golden(root / "kernels/add/add_implementation_2.binding.cpp", "add_implementation_2.binding.cpp");
 
+  // A candidate's binding in two parts: its own translation unit (the kernel, its signature
+  // check, the function the binding calls) and a binding that names no candidate, the same text
+  // for another candidate file and number of the operator, so its object can be kept.
+  OutputWriter candidate_writer((root / "candidates").string());
+  emitter.emit_candidate_binding(add_kernel, *schemas.find(add_kernel.op), served, candidate_writer);
+  ASSERT_EQ(candidate_writer.outputs(), (std::vector<std::string>{"add/add_implementation_2.binding.cpp",
+                                                                  "add/add_implementation_2.kernel.cpp"}));
+  expect_matches_golden(root / "candidates/add/add_implementation_2.binding.cpp", "add_implementation_2.candidate_binding.cpp");
+  expect_matches_golden(root / "candidates/add/add_implementation_2.kernel.cpp", "add_implementation_2.kernel.cpp");
+  model::KernelVariant other_candidate = add_kernel;
+  other_candidate.number = 5;
+  other_candidate.path = "attempts/w2_r5/kernel/add/add_implementation_5.cpp";
+  std::vector<std::pair<model::KernelVariant, model::Schema>> other_served;
+  for (const model::KernelVariant& variant : model::derive_variants({other_candidate}, schemas)) {
+    other_served.push_back({variant, *schemas.find(variant.op)});
+  }
+  OutputWriter other_writer((root / "other").string());
+  emitter.emit_candidate_binding(other_candidate, *schemas.find(other_candidate.op), other_served, other_writer);
+  EXPECT_EQ(read(root / "other/add/add_implementation_5.binding.cpp"), read(root / "candidates/add/add_implementation_2.binding.cpp"));
+  EXPECT_NE(read(root / "other/add/add_implementation_5.kernel.cpp"), read(root / "candidates/add/add_implementation_2.kernel.cpp"));
+
   // The one library's index lists each kernel's entries symbol.
   emitter.emit_kernel_index("generated_kernels", {relu_kernel, add_kernel}, kernel_writer);
   expect_matches_golden(root / "kernels/kernel_index.cpp", "kernel_index.cpp");

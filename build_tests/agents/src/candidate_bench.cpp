@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,8 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
+#include <unistd.h>
 
 #include "backendbench/files.h"
 #include "backendbench/job_verdicts.h"
@@ -74,6 +77,21 @@ std::vector<std::string> first_errors(const std::string& log, const std::string&
   return lines;
 }
 
+// A shell command line as words (the slots' commands quote nothing that holds a path).
+std::vector<std::string> words_of(const std::string& command) {
+  std::istringstream stream(command);
+  std::vector<std::string> words;
+  for (std::string word; stream >> word;) words.push_back(word);
+  return words;
+}
+
+// A hash as 16 hex digits: a kept binding's file name.
+std::string hex_of(size_t value) {
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016zx", value);
+  return text;
+}
+
 // What a slot holds between runs (as backendbench_add_candidate_slots writes it).
 constexpr const char* kEmptySlot = "// A candidate slot of the llm backends: the loop writes a candidate's binding #include here.\n";
 
@@ -100,6 +118,7 @@ void CandidateBench::prepare(const std::string& log_path) {
     const std::string stem = options_.tree.build() + "/candidate_slots/slot_" + std::to_string(slot);
     SlotCommands commands;
     commands.source = stem + (language == "cu" ? ".host.cpp" : ".cpp");
+    commands.binding_source = stem + (language == "cu" ? ".host.binding.cpp" : ".binding.cpp");
     if (language == "cu") commands.cuda_source = stem + ".cu";
     return commands;
   };
@@ -107,7 +126,7 @@ void CandidateBench::prepare(const std::string& log_path) {
     targets.push_back("backendbench_candidate_" + language + "_" + std::to_string(slot));
     // A slot still holding an earlier run's candidate includes a file that may be gone.
     const SlotCommands sources = slot_sources(slot);
-    for (const std::string& source : {sources.source, sources.cuda_source}) {
+    for (const std::string& source : {sources.source, sources.binding_source, sources.cuda_source}) {
       if (!source.empty() && read_text(source) != kEmptySlot) files::write_whole(source, kEmptySlot);
     }
   }
@@ -134,19 +153,25 @@ void CandidateBench::prepare(const std::string& log_path) {
     if (commands.commands.empty()) {
       commands.commands.push_back(std::string(BACKENDBENCH_CMAKE_COMMAND) + " --build " + shell_quoted(build) + " --target " + targets[slot]);
     }
+    // The binding's compile: the command that names its source and writes an object.
+    for (size_t i = 0; i + 1 < commands.commands.size(); ++i) {
+      const std::vector<std::string> words = words_of(commands.commands[i]);
+      const auto source = std::find(words.begin(), words.end(), commands.binding_source);
+      const auto output = std::find(words.begin(), words.end(), "-o");
+      if (source != words.end() && output != words.end() && output + 1 != words.end()) {
+        commands.binding_command = static_cast<int>(i);
+        commands.binding_object = *(output + 1);
+        commands.binding_object_path =
+            commands.binding_object.front() == '/' ? commands.binding_object : build + "/" + commands.binding_object;
+      }
+    }
+    commands.language = language;
     slots_.push_back(commands);
   }
+  files::make_directories(build + "/candidate_slots/bindings");
 }
 
 namespace {
-
-// A shell command line as words (the slots' commands quote nothing that holds a path).
-std::vector<std::string> words_of(const std::string& command) {
-  std::istringstream stream(command);
-  std::vector<std::string> words;
-  for (std::string word; stream >> word;) words.push_back(word);
-  return words;
-}
 
 // The folders a slot's build writes: those of every -o and -MF path of its commands (the object,
 // its dependency file, the library); the whole build folder when the build tool runs instead.
@@ -171,32 +196,65 @@ std::vector<std::string> compile_inputs(const std::vector<std::string>& commands
 
 }  // namespace
 
-bool CandidateBench::build_in_slot(int slot, const std::string& attempt, const std::string& binding,
-                                   const std::string& device_part, const std::string& log_path) const {
+bool CandidateBench::build_in_slot(int slot, const std::string& attempt, const CandidateFiles& candidate,
+                                   const std::string& log_path) const {
   const SlotCommands& commands = slots_.at(slot);
   const auto include_of = [](const std::string& file) { return "#include \"" + file + "\"\n"; };
   if (commands.cuda_source.empty()) {
-    files::write_whole(commands.source, include_of(binding));
-  } else if (device_part.empty()) {  // a classic .cu: its binding is CUDA
-    files::write_whole(commands.cuda_source, include_of(binding));
+    files::write_whole(commands.source, include_of(candidate.own_part));
+  } else if (candidate.device_part.empty()) {  // a classic .cu: its binding is CUDA
+    files::write_whole(commands.cuda_source, include_of(candidate.own_part));
     files::write_whole(commands.source, kEmptySlot);
   } else {
-    files::write_whole(commands.cuda_source, include_of(device_part));
-    files::write_whole(commands.source, include_of(binding));
+    files::write_whole(commands.cuda_source, include_of(candidate.device_part));
+    files::write_whole(commands.source, include_of(candidate.own_part));
   }
-  // The slot's compiles (a CUDA slot has two: its host part and its device part) run at once,
-  // then its link: the build tool's commands come in that order.
+  // The binding names no candidate: one object per text (per operator) is kept and linked
+  // into every later candidate of its operator, whatever the slot.
+  const std::string binding_text = candidate.binding.empty() ? std::string(kEmptySlot) : read_text(candidate.binding);
+  const std::string kept = options_.tree.build() + "/candidate_slots/bindings/" + commands.language + "_" +
+                           hex_of(std::hash<std::string>{}(binding_text));
+  // The link names the slot's binding object as the build tool does (relative to the build
+  // folder, or absolute): the kept one takes its place there.
+  std::string link = commands.commands.back() + " ";
+  bool replaced = false;
+  if (commands.binding_command >= 0) {
+    for (const std::string& named : {commands.binding_object, std::filesystem::path(commands.binding_object_path)
+                                                                   .lexically_relative(options_.tree.build())
+                                                                   .string()}) {
+      const std::string word = " " + named + " ";
+      for (size_t at = link.find(word); at != std::string::npos; at = link.find(word, at + 1)) {
+        link.replace(at, word.size(), " " + kept + ".o ");
+        replaced = true;
+      }
+    }
+  }
+  link.pop_back();
+  const bool reuse = replaced && std::filesystem::exists(kept + ".o") && read_text(kept + ".cpp") == binding_text;
+  if (!reuse) {
+    files::write_whole(commands.binding_source, candidate.binding.empty() ? std::string(kEmptySlot) : include_of(candidate.binding));
+  }
+  std::vector<std::string> to_run;
+  for (size_t i = 0; i < commands.commands.size(); ++i) {
+    if (!reuse) {
+      to_run.push_back(commands.commands[i]);
+    } else if (static_cast<int>(i) != commands.binding_command) {
+      to_run.push_back(i + 1 == commands.commands.size() ? link : commands.commands[i]);
+    }
+  }
+  // The slot's compiles (its own part and its binding; a CUDA slot's device part too) run at
+  // once, then its link: the build tool's commands come in that order.
   std::string script = "cd " + shell_quoted(options_.tree.build());
-  if (commands.commands.size() > 2) {
+  if (to_run.size() > 2) {
     script += " || exit 1; status=0";
     std::string waits;
-    for (size_t i = 0; i + 1 < commands.commands.size(); ++i) {
-      script += "; { " + commands.commands[i] + " ; } & pid" + std::to_string(i) + "=$!";
+    for (size_t i = 0; i + 1 < to_run.size(); ++i) {
+      script += "; { " + to_run[i] + " ; } & pid" + std::to_string(i) + "=$!";
       waits += "; wait $pid" + std::to_string(i) + " || status=1";
     }
-    script += waits + "; [ $status = 0 ] && " + commands.commands.back();
+    script += waits + "; [ $status = 0 ] && " + to_run.back();
   } else {
-    for (const std::string& command : commands.commands) script += " && " + command;
+    for (const std::string& command : to_run) script += " && " + command;
   }
   std::vector<std::string> argv = {"/bin/sh", "-c", script};
   if (options_.sandbox) {
@@ -211,8 +269,8 @@ bool CandidateBench::build_in_slot(int slot, const std::string& attempt, const s
     }
     SandboxPolicy policy;
     policy.read_only.push_back(attempt);
-    policy.writable = output_folders(commands.commands, options_.tree.build());
-    const bool build_tool = std::any_of(commands.commands.begin(), commands.commands.end(),
+    policy.writable = output_folders(to_run, options_.tree.build());
+    const bool build_tool = std::any_of(to_run.begin(), to_run.end(),
                                         [](const std::string& command) { return command.find(" --build ") != std::string::npos; });
     if (build_tool) {
       // Another generator than Ninja: the build tool reads the whole build folder.
@@ -220,7 +278,7 @@ bool CandidateBench::build_in_slot(int slot, const std::string& attempt, const s
       for (const std::string& folder : {attempt, options_.tree.source(), options_.tree.build()}) policy.read_only.push_back(folder);
     } else {
       policy.hidden = {options_.tree.source(), options_.tree.build()};
-      for (const std::string& input : compile_inputs(commands.commands)) policy.read_only.push_back(input);
+      for (const std::string& input : compile_inputs(to_run)) policy.read_only.push_back(input);
     }
     policy.environment = sandbox_environment(SandboxPolicy::kScratch);
     argv = sandboxed_command(*bubblewrap, policy, argv);
@@ -231,8 +289,28 @@ bool CandidateBench::build_in_slot(int slot, const std::string& attempt, const s
   // Without the build tool's commands (another generator), the build tool builds one slot at a time.
   static std::mutex fallback_mutex;
   std::unique_lock<std::mutex> lock(fallback_mutex, std::defer_lock);
-  if (commands.commands.size() == 1 && commands.commands[0].find(" --build ") != std::string::npos) lock.lock();
-  return run_process(argv, process) == 0;
+  if (to_run.size() == 1 && to_run[0].find(" --build ") != std::string::npos) lock.lock();
+  const bool built = run_process(argv, process) == 0;
+  if (!reuse && commands.binding_command >= 0) {
+    // A failed build may still have compiled the binding (the candidate's own part failed): its
+    // object is then newer than its source, written above (a failed compile leaves none).
+    std::error_code error;
+    const auto object_time = std::filesystem::last_write_time(commands.binding_object_path, error);
+    const bool compiled =
+        built || (!error && object_time >= std::filesystem::last_write_time(commands.binding_source, error) && !error);
+    if (compiled) {
+      // Written beside and renamed into place: another slot may keep the same binding at once.
+      const std::string unique = "." + std::to_string(getpid()) + "_" + std::to_string(slot);
+      files::write_whole(kept + ".cpp" + unique, binding_text);
+      std::filesystem::copy_file(commands.binding_object_path, kept + ".o" + unique,
+                                 std::filesystem::copy_options::overwrite_existing, error);
+      if (!error) {
+        std::filesystem::rename(kept + ".cpp" + unique, kept + ".cpp", error);
+        if (!error) std::filesystem::rename(kept + ".o" + unique, kept + ".o", error);
+      }
+    }
+  }
+  return built;
 }
 
 CandidateResult CandidateBench::check(int slot, const std::string& attempt, const std::string& folder, int number, const std::string& code,
@@ -252,23 +330,33 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
   if (options_.language == KernelLanguage::kPython) {
     manifest = "python " + result.kernel_file + "\n";
   } else {
-    std::string binding, device_part;
+    CandidateFiles generated;
     {
       std::lock_guard<std::mutex> lock(generation_mutex());
       static const schema::TorchSchemaSource schemas;
       const std::vector<model::KernelVariant> kernels = model::discover_kernels(kernel_root, schemas);
       if (kernels.size() != 1) throw error_at(kernel_root, "expected one kernel, found " + std::to_string(kernels.size()), "the candidate alone");
+      const model::KernelVariant& kernel = kernels[0];
       const std::vector<model::KernelVariant> derived = model::derive_variants(kernels, schemas);
       std::vector<std::pair<model::KernelVariant, model::Schema>> served;
       for (const model::KernelVariant& variant : derived) served.push_back({variant, *schemas.find(variant.op)});
       emit::OutputWriter writer(attempt + "/binding");
-      emit::Emitter(options_.templates_directory).emit_kernel_binding(kernels[0], *schemas.find(kernels[0].op), served, writer);
-      binding = attempt + "/binding/" + emit::Emitter::kernel_binding_file(kernels[0]);
-      if (kernels[0].has_device_part) device_part = attempt + "/binding/" + emit::Emitter::kernel_device_part_file(kernels[0]);
+      const emit::Emitter emitter(options_.templates_directory);
+      const std::string folder_of_binding = attempt + "/binding/";
+      if (kernel.is_cuda && !kernel.has_device_part) {
+        // A classic .cu: its binding is CUDA, compiled with the kernel by nvcc.
+        emitter.emit_kernel_binding(kernel, *schemas.find(kernel.op), served, writer);
+        generated.own_part = folder_of_binding + emit::Emitter::kernel_binding_file(kernel);
+      } else {
+        emitter.emit_candidate_binding(kernel, *schemas.find(kernel.op), served, writer);
+        generated.own_part = folder_of_binding + emit::Emitter::candidate_kernel_part_file(kernel);
+        generated.binding = folder_of_binding + emit::Emitter::kernel_binding_file(kernel);
+      }
+      if (kernel.has_device_part) generated.device_part = folder_of_binding + emit::Emitter::kernel_device_part_file(kernel);
     }
     const std::string log = attempt + "/build.log";
     files::remove_tree(log);
-    const bool built = build_in_slot(slot, attempt, binding, device_part, log);
+    const bool built = build_in_slot(slot, attempt, generated, log);
     result.build_seconds = seconds_since(build_start);
     if (!built) {
       result.stage = CandidateResult::Stage::kBuildFailed;

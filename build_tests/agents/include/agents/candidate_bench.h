@@ -86,14 +86,24 @@ class CandidateBench {
  private:
   struct SlotCommands {
     // source: the slot's C++ source (slot_<k>.cpp; for CUDA its host part, slot_<k>.host.cpp);
+    // binding_source: its binding (slot_<k>.binding.cpp, slot_<k>.host.binding.cpp);
     // cuda_source: a CUDA slot's slot_<k>.cu ("" for C++).
-    std::string source, cuda_source, library;
+    std::string source, binding_source, cuda_source, library;
     std::vector<std::string> commands;  // shell commands, run in the build folder
+    int binding_command = -1;           // the one of `commands` that compiles binding_source
+    std::string binding_object;         // what it writes: as its command names it, and absolute
+    std::string binding_object_path;
+    std::string language;               // cpp or cu: the flags its binding is compiled with
   };
-  // Builds the candidate whose generated files are `binding` (C++ or, for a classic .cu kernel,
-  // CUDA) and `device_part` (a two-part .cu kernel's; "" otherwise) in `slot`.
-  bool build_in_slot(int slot, const std::string& attempt, const std::string& binding, const std::string& device_part,
-                     const std::string& log_path) const;
+  // What the candidate's generated files are: `own_part` (C++: the kernel, for a two-part .cu
+  // its host part; for a classic .cu kernel its whole binding, CUDA), `binding` (C++, "" for a
+  // classic .cu) and `device_part` (a two-part .cu kernel's; "" otherwise).
+  struct CandidateFiles {
+    std::string own_part, binding, device_part;
+  };
+  // Builds `files` in `slot`. The binding's compile is left out when an object compiled from the
+  // same text with the same flags is kept (<build>/candidate_slots/bindings): the link takes it.
+  bool build_in_slot(int slot, const std::string& attempt, const CandidateFiles& files, const std::string& log_path) const;
   void time(const std::string& attempt, const std::string& op, const std::string& backend, const std::vector<SuiteCases>& cases,
             CandidateResult& result) const;
 
