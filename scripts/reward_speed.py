@@ -4,14 +4,19 @@
 through a correct kernel, a wrong one and one that does not compile (as a training run's samples
 would), sent as one stream at a given concurrency.
 
-    scripts/reward_speed.py [--build build] [--language cpp|cuda] [--count 12] [--concurrency 2]
-                            [--suite smoke,edge] [--device cpu|cuda] [--no-timing]
+    scripts/reward_speed.py [--build build] [--language cpp|cuda|python|triton] [--count 12] [--concurrency 2]
+                            [--suite smoke,edge] [--device cpu|cuda] [--no-timing] [--every SECONDS]
 
 cuda candidates are two-part kernels (README, "Two-part CUDA kernels"; the example
-generated_kernels/relu/relu_implementation_3.cu and a wrong variant of it). Prints each reward's
+generated_kernels/relu/relu_implementation_3.cu and a wrong variant of it); python candidates
+are torch code (the CPU or CUDA), triton ones a Triton kernel (CUDA). Prints each reward's
 outcome and seconds as it arrives, then candidates per minute over the stream (the first
 candidate's start of the build folder's slots and served executables included), and the median
 and 90th percentile of each part (build, check, time, total) from the rewards.
+
+--every S sends the candidates S seconds apart instead of all at once, as a model's answers
+arrive in a training run: the harness's time between checks (a spare worker's start of libtorch,
+and of Python for python and triton candidates) then overlaps the wait for the next answer.
 """
 import argparse
 import os
@@ -25,12 +30,13 @@ from backendbench.reward import RewardService  # noqa: E402  (the checkout's pac
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--build", default=os.path.join(source, "build"))
-parser.add_argument("--language", choices=["cpp", "cuda"], default="cpp")
+parser.add_argument("--language", choices=["cpp", "cuda", "python", "triton"], default="cpp")
 parser.add_argument("--count", type=int, default=12)
 parser.add_argument("--concurrency", type=int, default=2)
 parser.add_argument("--suite", default="smoke,edge")
 parser.add_argument("--device", default=None)
 parser.add_argument("--no-timing", action="store_true")
+parser.add_argument("--every", type=float, default=0.0, help="seconds between candidates (default: all at once)")
 args = parser.parse_args()
 
 if args.language == "cpp":
@@ -38,6 +44,35 @@ if args.language == "cpp":
     mix = [("correct", head + " return self.clamp_min(0); }\n"),
            ("wrong", head + " return self.clone(); }\n"),
            ("broken", head + " return self.clamp_min(0) }\n")]
+elif args.language == "python":
+    head = "import torch\n\ndef relu_kernel_impl(x):\n"
+    mix = [("correct", head + "    return torch.clamp(x, min=0)\n"),
+           ("wrong", head + "    return x.clone()\n"),
+           ("broken", head + "    return torch.clamp(x, min=0\n")]
+elif args.language == "triton":
+    correct = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _relu(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, tl.where(x < 0, 0, x), mask=mask)
+
+
+def relu_kernel_impl(x):
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    n = x.numel()
+    if n:
+        _relu[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
+    return out
+"""
+    mix = [("correct", correct), ("wrong", correct.replace("tl.where(x < 0, 0, x)", "x")),
+           ("broken", correct.replace("def relu_kernel_impl(x):", "def relu_kernel_impl(x)"))]
 else:
     correct = open(os.path.join(source, "generated_kernels", "relu", "relu_implementation_3.cu")).read()
     wrong = correct.replace("return x < T(0) ? T(0) : x;", "return x;")  # float and double left as they are
@@ -45,7 +80,8 @@ else:
         raise SystemExit("could not make a wrong variant of relu_implementation_3.cu")
     mix = [("correct", correct), ("wrong", wrong), ("broken", correct.replace("{", "{ syntax error here", 1))]
 
-candidates = [{"id": f"{mix[i % len(mix)][0]}-{i}", "op": "relu", "language": args.language, "source": mix[i % len(mix)][1]}
+language = "python" if args.language == "triton" else args.language
+candidates = [{"id": f"{mix[i % len(mix)][0]}-{i}", "op": "relu", "language": language, "source": mix[i % len(mix)][1]}
               for i in range(args.count)]
 rewards = []
 start = time.time()
@@ -53,12 +89,18 @@ arrived = []
 with RewardService(suites=args.suite, device=args.device, concurrency=args.concurrency, build=args.build,
                    command=os.path.join(args.build, "backendbench"), timing=False if args.no_timing else None) as service:
     print(f"service log: {service.log_path}", flush=True)
-    for reward in service.stream(candidates):
+    def arriving():
+        for i, candidate in enumerate(candidates):
+            time.sleep(max(0.0, start + i * args.every - time.time()))
+            yield candidate
+
+    for reward in service.stream(arriving()):
         rewards.append(reward)
         arrived.append(time.time())
         print(f"  {reward['id']:>12}  {reward['outcome']:<12} {reward['seconds']['total']:6.2f} s"
               f"  speedup {reward['speedup'] if reward['speedup'] is not None else '-'}  {reward['reason'][:80]}", flush=True)
-expected = {"correct": "passed", "wrong": "failed", "broken": "build_failed"}
+# A Python candidate has no build: one that does not parse fails its cases.
+expected = {"correct": "passed", "wrong": "failed", "broken": "failed" if language == "python" else "build_failed"}
 mismatched = [r["id"] for r in rewards if r["outcome"] != expected[r["id"].split("-")[0]]]
 # From the start: the build folder's check, the slots' and served executables' start included; after
 # the first answer: the stream's steady rate.

@@ -606,6 +606,52 @@ def reward():
     answer = json.loads(timed.stdout.splitlines()[0]) if timed.stdout.strip() else {}
     check(answer.get("correct") is True and (answer.get("speedup") or 0) > 0 and answer.get("timed_cases", 0) > 0 and
           "speedup_low" in answer, "a timed reward has a speedup over ATen")
+    # Spare workers: after a C++ candidate the next check's spare starts libtorch only; after a
+    # Python candidate it starts Python and imports torch too, before the next candidate arrives.
+    served = subprocess.Popen([args.cli, "reward", "--suite", "smoke", "--device", "cpu", "--no-timing", "--build", tree,
+                               "--salt", "0x5eed"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=environment)
+
+    def answer_to(candidate):
+        served.stdin.write(json.dumps(candidate) + "\n")
+        served.stdin.flush()
+        line = served.stdout.readline()
+        return json.loads(line) if line.strip() else {}
+
+    def spares(python_started):
+        """The spare workers' (pid, whether Python is mapped) once one is as asked, within 60 s."""
+        found = []
+        for _ in range(240):
+            found = []
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    words = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+                    if not words[0].endswith(b"backendbench-worker") or b"--spare" not in words:
+                        continue
+                    maps = open(f"/proc/{pid}/maps").read()
+                    found.append((b"--python" in words, "libpython" in maps))
+                except OSError:
+                    continue
+            if any(flag == python_started and mapped == python_started for flag, mapped in found):
+                return found
+            time.sleep(0.25)
+        return found
+
+    python_head = "import torch\n\ndef relu_kernel_impl(x):\n"
+    check(answer_to(candidates[0]).get("outcome") == "passed", "a C++ candidate passes in the served reward")
+    after_cpp = spares(python_started=False)
+    check(after_cpp and not any(flag or mapped for flag, mapped in after_cpp),
+          f"after a C++ candidate the spare worker starts no Python ({after_cpp})")
+    check(answer_to({"id": "py_right", "op": "relu", "language": "python",
+                     "source": python_head + "    return torch.clamp(x, min=0)\n"}).get("outcome") == "passed",
+          "a Python candidate passes in the served reward")
+    after_python = spares(python_started=True)
+    check(any(flag and mapped for flag, mapped in after_python),
+          f"after a Python candidate the spare worker has started Python before the next one ({after_python})")
+    check(answer_to({"id": "py_wrong", "op": "relu", "language": "python",
+                     "source": python_head + "    return x.clone()\n"}).get("outcome") == "failed",
+          "a wrong Python candidate fails in the spare that started Python")
+    served.stdin.close()
+    check(served.wait(timeout=120) == 0, "the served reward ends at the end of its input")
     # The Python client: a batch comes back in order, a stream by the caller's ids.
     client = (
         "import json, sys\n"

@@ -432,8 +432,10 @@ std::unique_ptr<build::JobServer> CandidateBench::take_server(const std::string&
   std::lock_guard<std::mutex> lock(servers_mutex_);
   std::vector<std::unique_ptr<build::JobServer>>& idle = idle_servers_[suite];
   if (!idle.empty()) {
-    std::unique_ptr<build::JobServer> server = std::move(idle.back());
-    idle.pop_back();
+    // The one idle longest: its spare worker has had the most time to start libtorch (and
+    // Python); the one just given back is still starting its own.
+    std::unique_ptr<build::JobServer> server = std::move(idle.front());
+    idle.erase(idle.begin());
     return server;
   }
   const std::string log = options_.attempts_root + "/job_server_" + suite + "_" + std::to_string(++servers_started_) + ".log";

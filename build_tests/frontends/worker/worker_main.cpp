@@ -4,10 +4,11 @@
 // kernel prints goes to standard error: the protocol has the original standard output to itself.
 //
 //   backendbench-worker --manifest <kernel manifest> [--device-socket <descriptor>]
-//   backendbench-worker --spare [--device-socket <descriptor>]
+//   backendbench-worker --spare [--python] [--device-socket <descriptor>]
 //
 // --spare: started before its job is known (job_service.h); it starts libtorch (and CUDA) while
-// it waits, and its first request names the manifest to load.
+// it waits, and its first request names the manifest to load. --python: it starts Python and
+// imports torch (and Triton) too, for a job of Python kernels.
 // --device-socket: a GPU worker's Unix socket to its supervisor, for the descriptors of device
 // copies of large outputs (device_share.h).
 #include <unistd.h>
@@ -27,10 +28,12 @@ int main(int argc, char** argv) {
     device_socket = 3;
     arguments.resize(arguments.size() - 2);
   }
+  const bool python = arguments.size() == 2 && arguments[0] == "--spare" && arguments[1] == "--python";
+  if (python) arguments.pop_back();
   const bool spare = arguments.size() == 1 && arguments[0] == "--spare";
   if (!spare && (arguments.size() != 2 || arguments[0] != "--manifest")) {
     std::cerr << "backendbench-worker: error: expected `backendbench-worker --manifest <file> [--device-socket 3]` or "
-                 "`backendbench-worker --spare [--device-socket 3]`; it is started by the test executables and ./bench, "
+                 "`backendbench-worker --spare [--python] [--device-socket 3]`; it is started by the test executables and ./bench, "
                  "not by hand\n";
     return 2;
   }
@@ -48,5 +51,5 @@ int main(int argc, char** argv) {
       load_error = error.what();
     }
   }
-  return backendbench::serve_kernel_worker(STDIN_FILENO, protocol_out, load_error, device_socket, spare);
+  return backendbench::serve_kernel_worker(STDIN_FILENO, protocol_out, load_error, device_socket, spare, python);
 }

@@ -87,18 +87,23 @@ class PythonKernelBackend : public Backend {
 };
 
 // The bridge, loaded on the first Python line of a manifest; its path is fixed at build time.
-PythonKernelsFunction python_bridge() {
+void* python_bridge_symbol(const char* symbol) {
   const char* path = build_paths::python_bridge();
   if (path == nullptr) {
     throw std::runtime_error("this build has no Python bridge (no embeddable Python was found when it was configured)");
   }
-  static PythonKernelsFunction function = [path] {
-    void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) throw std::runtime_error(std::string("cannot load the Python bridge ") + path + ": " + dlerror());
-    auto found = reinterpret_cast<PythonKernelsFunction>(dlsym(library, kPythonKernelsSymbol));
-    if (found == nullptr) throw std::runtime_error(std::string(path) + " does not export " + kPythonKernelsSymbol);
-    return found;
+  static void* library = [path] {
+    void* loaded = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (loaded == nullptr) throw std::runtime_error(std::string("cannot load the Python bridge ") + path + ": " + dlerror());
+    return loaded;
   }();
+  void* found = dlsym(library, symbol);
+  if (found == nullptr) throw std::runtime_error(std::string(path) + " does not export " + symbol);
+  return found;
+}
+
+PythonKernelsFunction python_bridge() {
+  static PythonKernelsFunction function = reinterpret_cast<PythonKernelsFunction>(python_bridge_symbol(kPythonKernelsSymbol));
   return function;
 }
 
@@ -257,5 +262,7 @@ void load_kernel_manifest(const std::string& path) {
     }
   }
 }
+
+void start_python_kernels() { reinterpret_cast<PythonStartFunction>(python_bridge_symbol(kPythonStartSymbol))(); }
 
 }  // namespace backendbench

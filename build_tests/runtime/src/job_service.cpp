@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "backendbench/backend.h"
+#include "backendbench/python_bridge.h"
 #include "backendbench/run_job.h"
 #include "backendbench/verdict.h"
 #include "backendbench/worker.h"
@@ -84,6 +86,15 @@ class ErrorsTo {
   int saved_ = -1;
 };
 
+// Whether a kernel manifest names a Python kernel or op library (python_bridge.h).
+bool names_python(const std::string& manifest) {
+  std::ifstream lines(manifest);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(kPythonKernelLine, 0) == 0 || line.rfind(kOpLibraryLine, 0) == 0) return true;
+  }
+  return false;
+}
+
 bool write_line(int fd, const std::string& line) {
   const std::string text = line + "\n";
   for (size_t done = 0; done < text.size();) {
@@ -114,6 +125,13 @@ int serve_jobs(const Settings& settings, int in_fd, int out_fd) {
     if (line.empty()) continue;
     json response = {{"schema", kJobResponseSchema}, {"version", kJobServiceVersion}};
     const json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    // Read before answering: once answered, the planner may remove the request's files.
+    bool python = false;
+    try {
+      python = request.is_object() && names_python(request.value("kernel_manifest", ""));
+    } catch (const std::exception&) {
+      // Not a path: the request fails below, saying so.
+    }
     {
       const std::string log = request.is_object() ? request.value("log", "") : "";
       std::optional<ErrorsTo> errors;
@@ -127,11 +145,12 @@ int serve_jobs(const Settings& settings, int in_fd, int out_fd) {
     }
     const bool answered = write_line(out_fd, response.dump(-1, ' ', false, json::error_handler_t::replace));
     // The request's workers go with it; the next one's spare starts while the planner reads the
-    // verdicts (and builds its next candidate).
+    // verdicts (and builds its next candidate). It starts Python too when this request's kernels
+    // were Python's: a loop's next candidate is most likely in the same language.
     stop_kernel_workers();
     if (!answered) break;
     try {
-      start_spare_worker(roots, settings);
+      start_spare_worker(roots, settings, python);
     } catch (const std::exception& error) {
       std::cerr << error.what() << "\n";
     }

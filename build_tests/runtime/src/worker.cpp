@@ -92,9 +92,10 @@ struct WorkerProcess {
   std::unique_ptr<device_share::Imports> imports = std::make_unique<device_share::Imports>();
   std::string log_path;
   int log = -1;  // the log, open for reading: what the worker printed since the last request
-  // A spare (started before its job): the folders it sees read-only, and whether it still waits
-  // for its `load` request.
+  // A spare (started before its job): the folders it sees read-only, whether it started Python,
+  // and whether it still waits for its `load` request.
   std::vector<std::string> spare_roots;
+  bool spare_python = false;
   bool awaiting_load = false;
 };
 
@@ -180,6 +181,7 @@ class WorkerPool {
       if (spare.pid >= 0 && manifest_under(spare.spare_roots)) {
         worker = std::move(spare);
         worker.spare_roots.clear();  // a worker started again after a crash is an ordinary one
+        worker.spare_python = false;
         spare = WorkerProcess{};
       } else {
         start(worker, gpu);
@@ -213,12 +215,13 @@ class WorkerPool {
 
   // Starts a spare worker of `gpu`'s class that sees `roots` read-only, unless one that does is
   // still waiting (a request whose manifest lay elsewhere did not take it).
-  void start_spare(bool gpu, const std::vector<std::string>& roots) {
+  void start_spare(bool gpu, const std::vector<std::string>& roots, bool python) {
     std::lock_guard<std::mutex> lock(mutex_);
     WorkerProcess& spare = spares_[gpu];
-    if (spare.pid >= 0 && spare.spare_roots == roots && still_running(spare.pid)) return;
+    if (spare.pid >= 0 && spare.spare_roots == roots && spare.spare_python == python && still_running(spare.pid)) return;
     (void)stop(spare);
     spare.spare_roots = roots;
+    spare.spare_python = python;
     start(spare, gpu);
     spare.awaiting_load = true;
   }
@@ -300,6 +303,7 @@ class WorkerPool {
     const bool spare = !worker.spare_roots.empty();
     std::vector<std::string> command = {build_paths::worker_executable(), "--manifest", manifest_};
     if (spare) command = {build_paths::worker_executable(), "--spare"};
+    if (spare && worker.spare_python) command.push_back("--python");
     // A GPU worker hands large outputs over as device copies: their descriptors need a socket.
     int sockets[2] = {-1, -1};
     if (gpu) {
@@ -1008,10 +1012,10 @@ void stop_kernel_workers() {
   backends().remove_worker_backends();
 }
 
-void start_spare_worker(const std::vector<std::string>& kernel_roots, const Settings& settings) {
+void start_spare_worker(const std::vector<std::string>& kernel_roots, const Settings& settings, bool python) {
   WorkerPool& pool = WorkerPool::instance();
   pool.configure_process(settings);
-  pool.start_spare(reference_device(settings).is_cuda(), kernel_roots);
+  pool.start_spare(reference_device(settings).is_cuda(), kernel_roots, python);
 }
 
 namespace {
@@ -1026,7 +1030,8 @@ void start_libtorch_threads() {
 
 }  // namespace
 
-int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int device_socket, bool awaiting_manifest) {
+int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int device_socket, bool awaiting_manifest,
+                        bool start_python) {
   // A GPU worker's shared slots (device_share.h), kept for the process's life.
   static auto* exports = device_socket >= 0 ? new device_share::Exports : nullptr;
   // libtorch's threads, and a GPU worker's CUDA, start once before any kernel runs: right after
@@ -1042,6 +1047,13 @@ int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int devic
   // A spare worker (started before its job) starts libtorch and CUDA while it waits: no kernel
   // code is loaded yet, so nothing of a kernel's can run among them.
   if (awaiting_manifest) get_ready();
+  if (awaiting_manifest && start_python) {
+    try {
+      start_python_kernels();
+    } catch (const std::exception&) {
+      // Left for the kernels' own load, which says why in their verdicts.
+    }
+  }
   worker::MessageReader requests(in_fd);
   for (;;) {
     std::optional<worker::Message> request;

@@ -40,5 +40,9 @@ inline constexpr const char* kOpLibraryLine = "op-library ";
 // line and the cause.
 using PythonKernelsFunction = void (*)(const std::string& manifest_line, std::vector<PythonKernel>& kernels);
 inline constexpr const char* kPythonKernelsSymbol = "backendbench_python_kernels";
+// Exported by the bridge: starts the interpreter and imports torch, and Triton where it is
+// installed, before any kernel's module. Throws std::runtime_error when Python does not start.
+using PythonStartFunction = void (*)();
+inline constexpr const char* kPythonStartSymbol = "backendbench_python_start";
 
 }  // namespace backendbench

@@ -36,16 +36,19 @@ void stop_kernel_workers();
 // `kernel_roots` (absolute folders) read-only and starts libtorch (and CUDA) before its job is
 // known; the next start_kernel_workers whose manifest and every file it names lie under them
 // loads its kernels there instead of starting a worker. Starting one replaces the last.
-void start_spare_worker(const std::vector<std::string>& kernel_roots, const Settings& settings);
+// `python`: it also starts Python and imports torch and Triton (start_python_kernels), for a
+// job of Python kernels; a C++ job's worker would only pay for it.
+void start_spare_worker(const std::vector<std::string>& kernel_roots, const Settings& settings, bool python = false);
 
 // The worker's loop: reads requests from `in_fd`, writes responses to `out_fd`. `load_error`:
 // why the manifest did not load ("" when it did), the answer to every request. `device_socket`
 // (a GPU worker's, else -1): where it sends the descriptors of device copies (device_share.h).
 // `awaiting_manifest`: a spare worker, started before its job (serve_jobs in job_service.h): it
-// starts libtorch (and CUDA) at once, and its first request is `load`, which names the manifest.
+// starts libtorch (and CUDA) at once, and its first request is `load`, which names the manifest;
+// `start_python`: a spare that starts Python as well (start_python_kernels).
 // Returns the exit status (0 when the input closed).
 int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int device_socket = -1,
-                        bool awaiting_manifest = false);
+                        bool awaiting_manifest = false, bool start_python = false);
 
 // Times a worker's kernel against the reference in its worker (CUDA events must be recorded
 // where the kernel runs), then bounds what it reports by what this process observes: the
