@@ -617,12 +617,29 @@ def reward():
         line = served.stdout.readline()
         return json.loads(line) if line.strip() else {}
 
+    def descendants(root):
+        """The processes under `root`: this reward's, not those of tests running beside it."""
+        children = {}
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                parent = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(pid))
+        found, todo = [], [root]
+        while todo:
+            for child in children.get(todo.pop(), []):
+                found.append(child)
+                todo.append(child)
+        return found
+
     def spares(python_started):
-        """The spare workers' (pid, whether Python is mapped) once one is as asked, within 60 s."""
+        """The reward's spare workers (whether started with --python, whether Python is mapped)
+        once one is as asked, within 60 s."""
         found = []
         for _ in range(240):
             found = []
-            for pid in filter(str.isdigit, os.listdir("/proc")):
+            for pid in descendants(served.pid):
                 try:
                     words = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
                     if not words[0].endswith(b"backendbench-worker") or b"--spare" not in words:
