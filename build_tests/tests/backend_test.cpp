@@ -39,6 +39,31 @@ TEST(Backends, AnotherBackendIsOneRegistration) {
   EXPECT_THROW(backends().add("neg_test.default", std::make_unique<Negating>()), std::runtime_error);
 }
 
+TEST(Backends, AnOverlappedCallRunsOnWhatPrepareMadeAndNotWhenPrepareDecided) {
+  class Counting : public Backend {
+   public:
+    Counting() : Backend("impl98", Kind::kKernel) {}
+    c10::Device device(const Settings&) const override { return c10::Device(c10::kCPU); }
+    Stack call(const c10::OperatorHandle&, Stack stack, c10::Device) const override {
+      ++calls;
+      return {stack[0].toTensor().neg()};
+    }
+    mutable int calls = 0;
+  };
+  const Counting backend;
+  const c10::OperatorHandle relu = c10::Dispatcher::singleton().findSchemaOrThrow("aten::relu", "");
+  const InputDraw draw{nullptr, 0, 0};
+  Stack made = {at::tensor({1.0, -2.0})};
+  const auto observed = backend.call_overlapped(relu, c10::Device(c10::kCPU), draw, [&] { return &made; });
+  ASSERT_TRUE(observed.has_value());
+  EXPECT_TRUE(observed->outputs.at(0).toTensor().equal(at::tensor({-1.0, 2.0})));
+  EXPECT_EQ(backend.calls, 1);
+  // A case decided while preparing (its inputs could not be made, the reference skipped it):
+  // nothing to return, and this backend's call is not made at all.
+  EXPECT_FALSE(backend.call_overlapped(relu, c10::Device(c10::kCPU), draw, [] { return static_cast<Stack*>(nullptr); }));
+  EXPECT_EQ(backend.calls, 1);
+}
+
 TEST(Backends, TheReferenceRunsTheAtenOverload) {
   auto stack = inputs(kAdd, "((T([8], f32), T([8], f32)), {'alpha': 2})");
   const at::Tensor expected = at::add(stack[0].toTensor(), stack[1].toTensor(), 2);

@@ -153,6 +153,14 @@ Backend::ObservedCall Backend::call_observed(const c10::OperatorHandle& op, Stac
   return observed;
 }
 
+std::optional<Backend::ObservedCall> Backend::call_overlapped(const c10::OperatorHandle& op, c10::Device device,
+                                                              const InputDraw& drawn_from,
+                                                              const std::function<Stack*()>& prepare) const {
+  Stack* stack = prepare();
+  if (stack == nullptr) return std::nullopt;
+  return call_observed(op, *stack, device, &drawn_from);
+}
+
 BoundCall Backend::bind(const c10::OperatorHandle& op, const Stack&, c10::Device device) const {
   return [this, op, device](Stack stack) { return call(op, std::move(stack), device); };
 }

@@ -76,45 +76,51 @@ bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& bac
   const std::string where =
       verdict.where() + (draws > 1 ? " (draw " + std::to_string(draw + 1) + " of " + std::to_string(draws) + ")" : "");
   const OperatorFacts& facts = facts_of(op.display);
-  Stack reference_inputs, kernel_inputs;
-  try {
-    // One draw, two copies: identical values and layouts, separate storage.
-    reference_inputs = materialize(handle.schema(), spec, device, draw, settings.salt);
-    kernel_inputs = clone_inputs(reference_inputs);
-  } catch (const std::exception& error) {
-    fail(verdict, std::string("cannot make inputs for ") + where + ": " + error.what());
-    return false;
-  }
-  if (auto reason = device_cost_limitation(facts, device, reference_inputs, settings.cpu_f16_gflop_limit)) {
-    skip(verdict, "not run on " + device.str() + ": " + *reason);
-    return false;
-  }
   const Backend& reference = backends().reference();
-  Stack expected;
-  try {
-    expected = reference.call(handle, reference_inputs, device);
-  } catch (const c10::NotImplementedError& error) {
-    // No kernel of this libtorch for these inputs on this device (e.g. a cuDNN-only operator
-    // on the CPU): nothing to compare against, so the case is skipped, with the reason.
-    skip(verdict, "the reference aten::" + std::string(op.display) + " has no " + device.str() + " kernel for " + where +
-                      ": " + error.what_without_backtrace());
-    return false;
-  } catch (const std::exception& error) {
-    fail(verdict, "the reference aten::" + std::string(op.display) + " failed on " + where + ": " + error.what());
-    return false;
-  }
   const std::string label = label_of(backend);
   CallRecord call{handle.schema(), facts, backend, written_arguments(handle.schema(), facts.unannotated_writes)};
-  call.reference_inputs = reference_inputs;
-  call.kernel_inputs_before = clone_inputs(kernel_inputs);  // to prove read-only inputs stay so
-  call.expected = expected;
-  call.kernel_inputs = kernel_inputs;
+  Stack kernel_inputs;
+  // This process's inputs and the reference's answer; false when that decides the case. A
+  // backend whose kernel runs in a worker may have its call under way meanwhile.
+  const auto prepare = [&]() -> bool {
+    Stack reference_inputs;
+    try {
+      // One draw, two copies: identical values and layouts, separate storage.
+      reference_inputs = materialize(handle.schema(), spec, device, draw, settings.salt);
+      kernel_inputs = clone_inputs(reference_inputs);
+      call.kernel_inputs_before = clone_inputs(kernel_inputs);  // to prove read-only inputs stay so
+    } catch (const std::exception& error) {
+      fail(verdict, std::string("cannot make inputs for ") + where + ": " + error.what());
+      return false;
+    }
+    if (auto reason = device_cost_limitation(facts, device, reference_inputs, settings.cpu_f16_gflop_limit)) {
+      skip(verdict, "not run on " + device.str() + ": " + *reason);
+      return false;
+    }
+    try {
+      call.expected = reference.call(handle, reference_inputs, device);
+    } catch (const c10::NotImplementedError& error) {
+      // No kernel of this libtorch for these inputs on this device (e.g. a cuDNN-only operator
+      // on the CPU): nothing to compare against, so the case is skipped, with the reason.
+      skip(verdict, "the reference aten::" + std::string(op.display) + " has no " + device.str() + " kernel for " + where +
+                        ": " + error.what_without_backtrace());
+      return false;
+    } catch (const std::exception& error) {
+      fail(verdict, "the reference aten::" + std::string(op.display) + " failed on " + where + ": " + error.what());
+      return false;
+    }
+    call.reference_inputs = reference_inputs;
+    call.kernel_inputs = kernel_inputs;
+    return true;
+  };
   try {
     // Observed where the backend runs: here, or in its kernel worker (worker.h).
     const InputDraw drawn_from{&spec, draw, settings.salt};
-    Backend::ObservedCall observed = backend.call_observed(handle, kernel_inputs, device, &drawn_from);
-    call.actual = std::move(observed.outputs);
-    call.inside = std::move(observed.inside);
+    std::optional<Backend::ObservedCall> observed =
+        backend.call_overlapped(handle, device, drawn_from, [&] { return prepare() ? &kernel_inputs : nullptr; });
+    if (!observed) return false;
+    call.actual = std::move(observed->outputs);
+    call.inside = std::move(observed->inside);
   } catch (const std::exception& error) {
     fail(verdict, label + " threw on " + where + ": " + error.what());
     return false;
@@ -314,8 +320,9 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
   const c10::OperatorHandle handle = find_operator(op);
   const std::string label = label_of(backend);
   try {
+    // A kernel worker makes both draws itself; this process times the reference on the first.
     std::vector<Stack> value_sets = {materialize(handle.schema(), spec, device, 0, settings.salt)};
-    if (!alone) value_sets.push_back(materialize(handle.schema(), spec, device, 1, settings.salt));
+    if (!alone && !backend.runs_in_worker()) value_sets.push_back(materialize(handle.schema(), spec, device, 1, settings.salt));
     // Measured where the backend runs: a kernel worker's figures are bounded here (worker.h).
     const std::vector<InputDraw> drawn_from = {{&spec, 0, settings.salt}, {&spec, 1, settings.salt}};
     const Measurement measured = backend.runs_in_worker()

@@ -173,7 +173,10 @@ class WorkerPool {
 
   // One request to the worker of `gpu`'s class; its response header (and payload into
   // `payload`). Throws std::runtime_error with the worker's last output when it fails.
-  json request(bool gpu, const json& header, const std::vector<char>& payload, std::vector<char>* response_payload) {
+  // `meanwhile`, when given, runs once the request is sent and before its answer is read (this
+  // process's own work, overlapped with the worker's); it must not throw.
+  json request(bool gpu, const json& header, const std::vector<char>& payload, std::vector<char>* response_payload,
+               const std::function<void()>& meanwhile = nullptr) {
     std::lock_guard<std::mutex> lock(mutex_);
     WorkerProcess& worker = workers_[gpu];
     if (worker.pid < 0) {
@@ -196,7 +199,7 @@ class WorkerPool {
         load["manifest"] = manifest_;
         (void)exchange(worker, load, {}, nullptr);
       }
-      return exchange(worker, header, payload, response_payload);
+      return exchange(worker, header, payload, response_payload, meanwhile);
     } catch (const worker::TimeoutError&) {
       hung = true;
       failure = "it did not answer within the case timeout (" + std::to_string(timeout_ms_ / 1000) +
@@ -236,8 +239,9 @@ class WorkerPool {
   // One request and its response on a running worker; throws worker::ProtocolError (or
   // TimeoutError) when it fails.
   json exchange(WorkerProcess& worker, const json& header, const std::vector<char>& payload,
-                std::vector<char>* response_payload) {
+                std::vector<char>* response_payload, const std::function<void()>& meanwhile = nullptr) {
     worker::write_message(worker.to, {header.dump(), payload});
+    if (meanwhile) meanwhile();
     std::optional<worker::Message> answer = worker.reader->read(timeout_ms_);
     forward_log(worker);
     if (!answer) throw worker::ProtocolError("it closed its pipe without an answer");
@@ -558,6 +562,49 @@ class WorkerBackend : public Backend {
       hung_ = error.what();  // every later case would wait out the same timeout
       throw;
     }
+    return observed_from(answer, payload, stack, device);
+  }
+
+  // Sent before `prepare` runs on CUDA, where the worker's call and this process's inputs and
+  // reference then overlap (a check's round trip was 2.0 ms against 0.49 ms in-process, H200).
+  // On a CPU the two would share the cores, and a case too costly for the CPU is only known
+  // from the inputs `prepare` makes: there it is prepare, then the call.
+  std::optional<ObservedCall> call_overlapped(const c10::OperatorHandle& op, c10::Device device, const InputDraw& drawn_from,
+                                              const std::function<Stack*()>& prepare) const override {
+    if (!device.is_cuda()) return Backend::call_overlapped(op, device, drawn_from, prepare);
+    if (!hung_.empty()) {
+      if (prepare() == nullptr) return std::nullopt;
+      throw std::runtime_error("not run again: its kernel worker hung on an earlier case (" + hung_ + ")");
+    }
+    json header = call_request("call", op_, name(), op, device);
+    header["inputs"] = draw_json(drawn_from);
+    Stack* stack = nullptr;
+    bool prepared = false;
+    const auto run_prepare = [&] {
+      stack = prepare();
+      prepared = true;
+    };
+    std::vector<char> payload;
+    json answer;
+    try {
+      answer = WorkerPool::instance().request(true, header, {}, &payload, run_prepare);
+    } catch (const std::exception& error) {
+      if (const auto* hung = dynamic_cast<const WorkerHung*>(&error)) hung_ = hung->what();
+      // The worker failed before or during this process's preparation: a case decided there
+      // is decided as it would have been without the worker.
+      if (!prepared) run_prepare();
+      if (stack == nullptr) return std::nullopt;
+      throw;
+    }
+    if (stack == nullptr) return std::nullopt;
+    return observed_from(answer, payload, *stack, device);
+  }
+
+ private:
+  // The call's answer, its outputs and the inputs as the call left them written into `stack`'s
+  // own tensors.
+  ObservedCall observed_from(const json& answer, const std::vector<char>& payload, const Stack& stack,
+                             c10::Device device) const {
     if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
     ObservedCall observed;
     try {
@@ -605,7 +652,6 @@ class WorkerBackend : public Backend {
     return observed;
   }
 
- private:
   std::string op_, source_, device_rule_;
   bool derived_, from_python_;
   mutable std::mutex mutex_;
@@ -809,9 +855,11 @@ void start_cuda_on(c10::Device device) {
 
 // The reference as this process times it, for the bound on a worker's figure. A bound of 2x needs
 // a median within a few per cent, not the 0.3 % of a timing. On CUDA, where events time the device
-// alone and every sample starts after the same cache flush, it is the median of 8 samples (one
-// call each, as the worker's are): 4x fewer calls than 16 interleaved pairs, which cost 5 ms a
-// case, 7 % of ./bench's time on the 914-case subset (H200).
+// alone and every sample starts after the same cache flush, it is the median of 4 samples (one
+// call each, as the worker's are) in one batch: one synchronisation and 7 flushes of the L2.
+// 16 interleaved pairs cost 5 ms a case, 7 % of ./bench's time on the 914-case subset (H200), 8
+// samples in two batches 3.4 ms. A sample read low only tightens the bound for one attempt (a
+// disagreeing measurement is taken again); one read high is outvoted by the other three.
 //
 // On a CPU the partner is not the reference but one core kept busy for as long as the worker says
 // its kernel took (`kernel_us`): an honest single-threaded kernel leaves ATen's thread pool asleep,
@@ -828,8 +876,9 @@ double supervisor_reference_us(const std::string& op_display, const c10::Operato
     // faster than the worker's (on the 2-core machine during a build): there it gets the
     // timing's own rule, interleaved with a partner (below).
     StoppingRule rule = settings.stopping;
-    if (device.is_cuda()) rule.min_samples = rule.max_samples = 8;
-    timer = std::make_unique<Timer>(device, rule, settings.layout);
+    SamplingLayout layout = settings.layout;
+    if (device.is_cuda()) rule.min_samples = rule.max_samples = layout.batch_pairs = 4;
+    timer = std::make_unique<Timer>(device, rule, layout);
   }
   const std::vector<c10::IValue> live = clone_inputs(values);
   const bool writes_inputs = !written_arguments(handle.schema(), facts_of(op_display).unannotated_writes).empty();

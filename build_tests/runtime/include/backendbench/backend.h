@@ -65,6 +65,16 @@ class Backend {
   };
   virtual ObservedCall call_observed(const c10::OperatorHandle& op, Stack stack, c10::Device device,
                                      const InputDraw* drawn_from = nullptr) const;
+  // call_observed on the draw `drawn_from`, with the caller's own work overlapped: `prepare`
+  // makes this process's inputs (and whatever else the caller needs first, the reference's
+  // answer) and returns the stack to call on, or nullptr when the case was decided while
+  // preparing (the call's result, if any, is then dropped and nothing is returned). By default
+  // `prepare` runs first, then call_observed; a backend whose call runs elsewhere may start it
+  // (its worker making the same inputs itself) before `prepare` runs, so that the two overlap.
+  // `prepare` must not throw.
+  virtual std::optional<ObservedCall> call_overlapped(const c10::OperatorHandle& op, c10::Device device,
+                                                      const InputDraw& drawn_from,
+                                                      const std::function<Stack*()>& prepare) const;
   // A call for timing, prepared once per case outside the timed region (`inputs`: the case's).
   virtual BoundCall bind(const c10::OperatorHandle& op, const Stack& inputs, c10::Device device) const;
   // The kernel as the dispatcher can register it (overrides.h); absent for backends that are
