@@ -183,20 +183,9 @@ class WorkerPool {
       WorkerProcess& spare = spares_[gpu];
       if (spare.pid >= 0 && manifest_under(spare.spare_roots)) {
         worker = std::move(spare);
-        spare = WorkerProcess{};
-        // Another like it starts at once, while this job runs, not once it is answered: a job
-        // that comes sooner after the answer than a spare takes to start (a Python one's
-        // interpreter and torch, 4 s) would wait for it, and then so would every job after it.
-        spare.spare_roots = worker.spare_roots;
-        spare.spare_python = worker.spare_python;
-        try {
-          start(spare, gpu);
-          spare.awaiting_load = true;
-        } catch (const std::exception&) {
-          spare = WorkerProcess{};  // the next start_spare tries again, and says why
-        }
         worker.spare_roots.clear();  // a worker started again after a crash is an ordinary one
         worker.spare_python = false;
+        spare = WorkerProcess{};
       } else {
         start(worker, gpu);
       }

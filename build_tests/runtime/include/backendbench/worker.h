@@ -35,8 +35,7 @@ void stop_kernel_workers();
 // Starts a spare worker, of the class that answers the questions about kernels, which sees
 // `kernel_roots` (absolute folders) read-only and starts libtorch (and CUDA) before its job is
 // known; the next start_kernel_workers whose manifest and every file it names lie under them
-// loads its kernels there instead of starting a worker, and another spare like it starts at
-// once. Starting one replaces the last.
+// loads its kernels there instead of starting a worker. Starting one replaces the last.
 // `python`: it also starts Python and imports torch and Triton (start_python_kernels), for a
 // job of Python kernels; a C++ job's worker would only pay for it.
 void start_spare_worker(const std::vector<std::string>& kernel_roots, const Settings& settings, bool python = false);
