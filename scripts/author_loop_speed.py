@@ -8,8 +8,9 @@
   select    the selection changed between runs of a build folder that has served smoke and edge:
             a narrower suite, another operator, two operators, both suites again: each run's
             seconds and whether the folder was configured again
-  watch     `run ... --watch`: a kernel saved, then the seconds until the re-run printed its
-            verdict (and, timed, its speedup) and watched again
+  watch     `run ... --watch`: a kernel saved, then the seconds until its quick verdict was printed
+            (the saved file alone, served) and until the re-run printed its verdict (and, timed,
+            its speedup) and watched again
 
     scripts/author_loop_speed.py [--build build] [--rounds 3] [--kernels generated_kernels]
 
@@ -95,23 +96,33 @@ def watch():
         lines = queue.Queue()
         threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
 
-        def until_watching(seconds):
+        def until(prefix, seconds):
             deadline = time.time() + seconds
             while time.time() < deadline:
                 try:
-                    if lines.get(timeout=1).startswith("watching "):
-                        return True
+                    line = lines.get(timeout=1)
+                    if line.startswith(prefix):
+                        return line
                 except queue.Empty:
                     pass
-            return False
+            return None
 
         try:
-            if not until_watching(600):
+            if not until("watching ", 600):
                 raise SystemExit("the watch never started")
             for round_number in range(args.rounds):
                 edit(100 + round_number)
                 saved = time.time()
-                if not until_watching(300):
+                verdict = until("verdict ", 300)
+                if not verdict or ": correct on " not in verdict:
+                    raise SystemExit(f"no quick verdict of a correct kernel after a save: {verdict}")
+                note("watch: save -> quick verdict", time.time() - saved)
+                parts = re.search(r"\(([\d.]+) s: build ([\d.]+) s, check ([\d.]+) s\)", verdict)
+                if parts:
+                    note("watch: quick verdict's own seconds", float(parts.group(1)))
+                    note("watch: quick verdict's build", float(parts.group(2)))
+                    note("watch: quick verdict's check", float(parts.group(3)))
+                if not until("watching ", 300):
                     raise SystemExit("no re-run after a save")
                 note(label, time.time() - saved)
         finally:

@@ -17,9 +17,11 @@
                   starts (one_node_slurm.py: 2 fake GPUs, one per task): the merged results equal
                   the single run's, every case exactly once, each task's cases on its own GPU;
                   every daemon is stopped after
-  watch           run --watch on a kernel folder of its own: a save that makes the kernel wrong, then
-                  one that makes it right, each re-run and reported, the results folder following; a
-                  save outside the selection named and not run; SIGINT stops it with the last status
+  watch           run --watch on a kernel folder of its own: a save that makes the kernel wrong, one
+                  that does not compile, then one that makes it right, each with its quick verdict
+                  first; the wrong and the right one re-run and reported, the results folder
+                  following; the one that does not compile not re-run; a save outside the
+                  selection named and not run; SIGINT stops it with the last status
   reward          backendbench reward, the training loop's stream: a correct, a wrong, a broken, a
                   secret-reading and an unreadable candidate and an unknown operator, each answered
                   once with its outcome and reason; planted secrets reach no answer; a timed one
@@ -478,6 +480,7 @@ def watch():
     kernel = os.path.join(kernels, "relu", "relu_implementation_1.cpp")
     right = "#include <ATen/ATen.h>\nat::Tensor relu_kernel_impl(const at::Tensor& self) { return self.clamp_min(0); }\n"
     wrong = "#include <ATen/ATen.h>\nat::Tensor relu_kernel_impl(const at::Tensor& self) { return self.clone(); }\n"
+    broken = "#include <ATen/ATen.h>\nat::Tensor relu_kernel_impl(const at::Tensor& self) { return nope; }\n"
     with open(kernel, "w") as handle:
         handle.write(right)
     out = os.path.join(args.work, "watch_results")
@@ -514,12 +517,29 @@ def watch():
         if first is None:
             return
         check(os.path.isfile(os.path.join(out, "run.json")) and not failed_backends(), "the first run's results: all passed")
+        check("quick verdicts ready in " in first, "the quick verdicts started before the first save")
         saves = []
-        for text, should_fail in [(wrong, True), (right, False)]:
+        # A save that does not compile: its quick verdict gives the compiler's first error, located in
+        # the kernel folder, and no full run follows (the results folder keeps the run before).
+        for text, should_fail in [(wrong, True), (broken, None), (right, False)]:
             with open(kernel, "w") as handle:
                 handle.write(text)
             saved = time.time()
             rerun = until(r"^watching ", 300)
+            if should_fail is None:
+                check(rerun is not None and "verdict relu/relu_implementation_1.cpp: does not build" in rerun and
+                      re.search(r"^  relu/relu_implementation_1\.cpp:2:\d+: error: ", rerun or "", re.M) is not None,
+                      "a save that does not compile: the quick verdict names the error in the kernel folder's terms")
+                check(rerun is not None and "not run again: it does not compile" in rerun and "running it again" not in rerun,
+                      "a save that does not compile runs nothing more")
+                check(rerun is not None and "attempts" not in rerun, "no candidate slot's path in what is printed")
+                check(failed_backends() == {"impl1"}, "the results folder keeps the run before")
+                continue
+            quick = re.search(r"^verdict relu/relu_implementation_1\.cpp: (correct on|WRONG on) ", rerun or "", re.M)
+            check(quick is not None and quick.group(1) == ("WRONG on" if should_fail else "correct on"),
+                  f"a save's quick verdict: {'wrong' if should_fail else 'correct'}")
+            check(quick is not None and rerun.index(quick.group(0)) < rerun.find("changed: relu.default; running it again"),
+                  "the quick verdict comes before the full run")
             check(rerun is not None and "changed: relu.default; running it again" in rerun, "a save re-runs its operator")
             check(rerun is not None and re.search(r"^  unchanged$", rerun, re.M) is not None, "a re-run configures nothing")
             if rerun is None:

@@ -922,9 +922,86 @@ TEST(Watch, SeesSavesInOperatorFoldersAndNewOnes) {
   (void)watch.wait(milliseconds(300), milliseconds(50));
   scratch.write("kernels/add/add_implementation_1.cpp", "// add\n");
   EXPECT_EQ(watch.wait(milliseconds(2000), milliseconds(50)), (std::set<std::string>{"add"}));
-  volatile bool stop = true;
+  EXPECT_EQ(watch.touched_files(), (std::set<std::string>{"add/add_implementation_1.cpp"}));
+  // The files of one save: the kernel and a header, not the swap file beside them.
   scratch.write("kernels/relu/relu_implementation_1.cpp", "// v4\n");
+  scratch.write("kernels/relu/helpers.h", "// h\n");
+  scratch.write("kernels/relu/.relu_implementation_1.cpp.swp", "swap");
+  EXPECT_EQ(watch.wait(milliseconds(2000), milliseconds(50)), (std::set<std::string>{"relu"}));
+  EXPECT_EQ(watch.touched_files(), (std::set<std::string>{"relu/helpers.h", "relu/relu_implementation_1.cpp"}));
+  volatile bool stop = true;
+  scratch.write("kernels/relu/relu_implementation_1.cpp", "// v5\n");
   EXPECT_TRUE(watch.wait(milliseconds(2000), milliseconds(50), &stop).empty()) << "a stop request ends the wait";
+}
+
+// Which saved files get a quick verdict: kernel files of the selection that a candidate slot can
+// build alone; the rest wait for the full run.
+TEST(Watch, QuickChecksAreTheSavedKernelsASlotCanBuildAlone) {
+  Scratch scratch;
+  scratch.write("kernels/relu/relu_implementation_1.cpp", "#include <ATen/ATen.h>\n");
+  scratch.write("kernels/relu/relu_implementation_2.cu", "#include <ATen/ATen.h>\n");
+  scratch.write("kernels/relu/relu_implementation_3.py", "import torch\n");
+  scratch.write("kernels/relu/relu_implementation_4.cpp", "#include <ATen/ATen.h>\n  #  include \"../elementwise.h\"\n");
+  scratch.write("kernels/relu/helpers.h", "// h\n");
+  scratch.write("kernels/relu/notes.cpp", "// not a kernel\n");
+  scratch.write("kernels/add/add_implementation_1.cpp", "#include <ATen/ATen.h>\n");
+  const std::string root = scratch.path() + "/kernels";
+  const std::set<std::string> touched = {"relu/relu_implementation_1.cpp", "relu/relu_implementation_2.cu",
+                                         "relu/relu_implementation_3.py", "relu/relu_implementation_4.cpp",
+                                         "relu/relu_implementation_5.cpp" /* removed */, "relu/helpers.h",
+                                         "relu/notes.cpp", "add/add_implementation_1.cpp"};
+  const auto files_of = [](const std::vector<QuickCheck>& checks) {
+    std::vector<std::string> files;
+    for (const QuickCheck& check : checks) files.push_back(check.file);
+    return files;
+  };
+  const std::vector<QuickCheck> plain = quick_checks(root, touched, {"relu"}, /*cuda=*/false, /*python=*/false);
+  EXPECT_EQ(files_of(plain), std::vector<std::string>{"relu/relu_implementation_1.cpp"});
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(plain[0].op, "relu.default");
+  EXPECT_EQ(plain[0].path, root + "/relu/relu_implementation_1.cpp");
+  EXPECT_EQ(plain[0].language, agents::KernelLanguage::kCpp);
+  const std::vector<QuickCheck> every = quick_checks(root, touched, {}, /*cuda=*/true, /*python=*/true);
+  EXPECT_EQ(files_of(every), (std::vector<std::string>{"add/add_implementation_1.cpp", "relu/relu_implementation_1.cpp",
+                                                       "relu/relu_implementation_2.cu", "relu/relu_implementation_3.py"}));
+  ASSERT_EQ(every.size(), 4u);
+  EXPECT_EQ(every[0].op, "add.Tensor");
+  EXPECT_EQ(every[2].language, agents::KernelLanguage::kCuda);
+  EXPECT_EQ(every[3].language, agents::KernelLanguage::kPython);
+}
+
+TEST(Watch, AQuickVerdictSaysWhatTheRewardFound) {
+  const QuickCheck check{"relu.default", agents::KernelLanguage::kCpp, "relu/relu_implementation_1.cpp", "/k/relu/relu_implementation_1.cpp"};
+  agents::Reward reward;
+  reward.outcome = "passed";
+  reward.passed = 9;
+  reward.skipped = 2;
+  reward.seconds = 1.5;
+  reward.build_seconds = 1.25;
+  reward.check_seconds = 0.2;
+  EXPECT_EQ(quick_verdict_text(check, reward),
+            "verdict relu/relu_implementation_1.cpp: correct on 9 cases (2 skipped) (1.50 s: build 1.25 s, check 0.20 s)");
+  reward.outcome = "failed";
+  reward.passed = 8;
+  reward.failed = 1;
+  reward.failed_case = "smoke/f32_2_ad7ca611";
+  reward.reason = "outputs: output 0: 1 of 2 values differ";
+  EXPECT_EQ(quick_verdict_text(check, reward),
+            "verdict relu/relu_implementation_1.cpp: WRONG on 1 of 11 cases (1.50 s: build 1.25 s, check 0.20 s)\n"
+            "  first: smoke/f32_2_ad7ca611\n  outputs: output 0: 1 of 2 values differ");
+  reward.failed = 0;
+  reward.reason = "no case ran (every case skipped)";
+  EXPECT_EQ(quick_verdict_text(check, reward),
+            "verdict relu/relu_implementation_1.cpp: no verdict: no case ran (every case skipped) (1.50 s: build 1.25 s, check 0.20 s)");
+  reward.outcome = "build_failed";
+  reward.build_errors = {"relu/relu_implementation_1.cpp:2:5: error: use of undeclared identifier 'nope'", "    nope;"};
+  EXPECT_EQ(quick_verdict_text(check, reward),
+            "verdict relu/relu_implementation_1.cpp: does not build (1.50 s: build 1.25 s, check 0.20 s)\n"
+            "  relu/relu_implementation_1.cpp:2:5: error: use of undeclared identifier 'nope'\n      nope;");
+  reward.outcome = "error";
+  reward.reason = "'relu' is not an operator of the suites edge";
+  EXPECT_EQ(quick_verdict_text(check, reward),
+            "verdict relu/relu_implementation_1.cpp: not checked: 'relu' is not an operator of the suites edge");
 }
 
 TEST(Watch, AFolderThatCannotBeWatchedIsOneLocatedError) {

@@ -22,7 +22,7 @@ Examples:
   backendbench run --suite my_traces.txt --backend path/to/kernels --device cuda
       a trace file of your own against a kernel folder of your own, on the GPU
   backendbench run --suite smoke --backend directory --ops relu --watch
-      then every save of a relu kernel builds, checks and times it again (Ctrl-C stops)
+      then every save of a relu kernel: its verdict in about 1.5 s, then built, checked and timed again (Ctrl-C stops)
   backendbench --suite smoke --backend aten
       BackendBench's own spelling (run is the default subcommand)
   ANTHROPIC_API_KEY=... backendbench run --suite smoke,edge --backend llm --ops relu,add --record cassette
@@ -124,8 +124,9 @@ int main(int argc, char** argv) {
                              "one CTest entry per operator and backend (or part), named after it, instead of small jobs packed together");
   bool watch = false;
   run_command_line->add_flag("--watch", watch,
-                             "after the run, watch the kernel folder: each saved kernel's operator is built, checked and "
-                             "timed again, its verdict and speedup printed (Ctrl-C stops)");
+                             "after the run, watch the kernel folder: each saved kernel gets a quick verdict (the file "
+                             "alone, served), then its operator is built, checked and timed again, its verdict and speedup "
+                             "printed (Ctrl-C stops)");
   run_command_line->add_option("--out,--log-dir", run.out, "results folder (default backendbench_output_<time>)");
   run_command_line->add_option("--build", run.build, "build folder to configure and reuse (default: this command's own)");
   run_command_line->add_option("--traces", run.traces, "TorchBench's traces folder (default: the build's, or ../shared/traces/torchbench)");

@@ -7,11 +7,20 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <memory>
+#include <optional>
+#include <random>
+#include <regex>
+#include <sstream>
 
+#include "build_service/build_tree.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "language/naming.h"
@@ -85,13 +94,16 @@ std::set<std::string> KernelFolderWatch::read_events() {
           watch_folder(name);
           std::error_code error;
           for (const auto& item : std::filesystem::directory_iterator(root_ + "/" + name, error)) {
-            if (is_kernel_file(item.path().filename().string())) changed.insert(name);
+            if (!is_kernel_file(item.path().filename().string())) continue;
+            changed.insert(name);
+            touched_.insert(name + "/" + item.path().filename().string());
           }
         } else if ((event->mask & IN_ISDIR) && (event->mask & IN_DELETE)) {
           changed.insert(name);
         }
       } else if (!(event->mask & IN_ISDIR) && is_kernel_file(name)) {
         changed.insert(watch->second);
+        touched_.insert(watch->second + "/" + name);
       }
     }
   }
@@ -101,6 +113,7 @@ std::set<std::string> KernelFolderWatch::read_events() {
 std::set<std::string> KernelFolderWatch::wait(std::chrono::milliseconds timeout, std::chrono::milliseconds quiet,
                                                const volatile bool* stop) {
   std::set<std::string> changed;
+  touched_.clear();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (changed.empty()) {
     if (stop != nullptr && *stop) return {};
@@ -132,6 +145,148 @@ std::vector<std::string> operators_to_rerun(const std::set<std::string>& folders
   return {operators.begin(), operators.end()};
 }
 
+std::vector<QuickCheck> quick_checks(const std::string& kernel_root, const std::set<std::string>& touched,
+                                     const std::vector<std::string>& selection, bool cuda, bool python) {
+  static const std::regex quoted_include(R"(^\s*#\s*include\s*")");
+  std::vector<QuickCheck> checks;
+  for (const std::string& file : touched) {
+    const size_t slash = file.find('/');
+    if (slash == std::string::npos || file.find('/', slash + 1) != std::string::npos) continue;
+    const std::string folder = file.substr(0, slash);
+    const std::filesystem::path name(file.substr(slash + 1));
+    const std::vector<std::string> op = operators_to_rerun({folder}, selection);
+    if (op.empty() || !naming::implementation_number(folder, name.stem().string())) continue;
+    QuickCheck check{op.front(), agents::KernelLanguage::kCpp, file, kernel_root + "/" + file};
+    const std::string extension = name.extension().string();
+    if (extension == ".cu") {
+      if (!cuda) continue;
+      check.language = agents::KernelLanguage::kCuda;
+    } else if (extension == ".py") {
+      if (!python) continue;
+      check.language = agents::KernelLanguage::kPython;
+    } else if (extension != ".cpp") {
+      continue;
+    }
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(check.path, error)) continue;  // removed: the full run says what that means
+    if (check.language != agents::KernelLanguage::kPython) {
+      std::ifstream in(check.path);
+      bool includes_own_file = false;
+      for (std::string line; !includes_own_file && std::getline(in, line);) includes_own_file = std::regex_search(line, quoted_include);
+      if (includes_own_file) continue;
+    }
+    checks.push_back(std::move(check));
+  }
+  return checks;
+}
+
+std::string quick_verdict_text(const QuickCheck& check, const agents::Reward& reward) {
+  char seconds[96];
+  std::snprintf(seconds, sizeof(seconds), " (%.2f s: build %.2f s, check %.2f s)", reward.seconds, reward.build_seconds,
+                reward.check_seconds);
+  std::ostringstream text;
+  text << "verdict " << check.file << ": ";
+  const int cases = reward.passed + reward.failed + reward.skipped;
+  if (reward.outcome == "passed") {
+    text << "correct on " << reward.passed << " case" << (reward.passed == 1 ? "" : "s");
+    if (reward.skipped > 0) text << " (" << reward.skipped << " skipped)";
+    text << seconds;
+  } else if (reward.outcome == "failed" && reward.failed == 0) {
+    text << "no verdict: " << reward.reason << seconds;  // every case skipped
+  } else if (reward.outcome == "failed") {
+    text << "WRONG on " << reward.failed << " of " << cases << " cases" << seconds;
+    if (!reward.failed_case.empty()) text << "\n  first: " << reward.failed_case;
+    if (!reward.reason.empty()) text << "\n  " << reward.reason;
+  } else if (reward.outcome == "build_failed") {
+    text << "does not build" << seconds;
+    const size_t shown = std::min<size_t>(reward.build_errors.size(), 6);
+    for (size_t i = 0; i < shown; ++i) text << "\n  " << reward.build_errors[i];
+    if (shown == 0) text << "\n  " << reward.reason;
+  } else {
+    text << "not checked: " << reward.reason;
+  }
+  return text.str();
+}
+
+namespace {
+
+// The quick verdicts' service: a reward service (agents/reward.h) on the run's build folder, one
+// candidate at a time, untimed, every case of the operator in the run's suites with one salt, the
+// run's sandbox. Its candidate slots and served test executables are the run's build folder's;
+// they build and start before the first save (start_quick_checks), never while a run builds.
+class QuickChecker {
+ public:
+  QuickChecker(const RunRequest& request, uint64_t salt) : service_(options_for(request, salt)) {}
+
+  agents::Reward check(const QuickCheck& check) {
+    std::ifstream in(check.path);
+    std::ostringstream source;
+    source << in.rdbuf();
+    agents::RewardCandidate candidate;
+    candidate.op = check.op;
+    candidate.language = check.language;
+    candidate.source = source.str();
+    return service_.score(candidate);
+  }
+
+ private:
+  static agents::RewardOptions options_for(const RunRequest& request, uint64_t salt) {
+    const Installation where = installation();
+    std::vector<std::string> suites;
+    for (const SuiteChoice& suite : request.suites) suites.push_back(suite.name);
+    agents::RewardOptions options{build::BuildTree(where.source_directory, request.build), suites, {}, request.device, salt};
+    options.concurrency = 1;
+    options.sandbox = request.sandbox;
+    options.work_directory = request.build + "/backendbench_watch";
+    options.templates_directory = where.templates_directory;
+    return options;
+  }
+
+  agents::RewardService service_;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The quick verdicts, started after the first run: its slots built and a served test executable
+// started by checking one kernel of the selection (the first the folder has). nullptr, with a
+// line saying why, when they cannot start: the full runs go on alone.
+std::unique_ptr<QuickChecker> start_quick_checks(const RunRequest& request, bool cuda, bool python) {
+  const auto start = std::chrono::steady_clock::now();
+  const uint64_t salt = request.salt_given ? request.salt : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  std::unique_ptr<QuickChecker> checker;
+  try {
+    checker = std::make_unique<QuickChecker>(request, salt);
+    std::set<std::string> every_file;
+    std::error_code error;
+    for (const auto& folder : std::filesystem::directory_iterator(request.kernels_directory, error)) {
+      if (!folder.is_directory()) continue;
+      for (const auto& file : std::filesystem::directory_iterator(folder.path(), error)) {
+        every_file.insert(folder.path().filename().string() + "/" + file.path().filename().string());
+      }
+    }
+    std::vector<QuickCheck> candidates = quick_checks(request.kernels_directory, every_file, request.ops, cuda, python);
+    // A C++ kernel first: its slots are the ones an author's save most likely needs.
+    std::stable_partition(candidates.begin(), candidates.end(),
+                          [](const QuickCheck& check) { return check.language == agents::KernelLanguage::kCpp; });
+    if (!candidates.empty()) {
+      // Not checked (its slots did not build, say): each save says so too, and its full run follows.
+      const agents::Reward reward = checker->check(candidates.front());
+      char seconds[32];
+      std::snprintf(seconds, sizeof(seconds), "%.1f", seconds_since(start));
+      std::cout << "quick verdicts ready in " << seconds << " s (warmed up on " << candidates.front().file << ": "
+                << (reward.outcome == "error" ? "not checked: " + reward.reason : reward.outcome) << ")\n";
+    }
+  } catch (const std::exception& error) {
+    std::cout << "no quick verdicts (each save gets the full run alone): " << error.what() << "\n";
+    return nullptr;
+  }
+  return checker;
+}
+
+}  // namespace
+
 int watch_command(const RunRequest& request, const std::string& command_line) {
   if (request.kernels_directory.empty() || request.generation) {
     throw CliError("--watch", "nothing to watch: no kernel folder among the backends",
@@ -143,11 +298,13 @@ int watch_command(const RunRequest& request, const std::string& command_line) {
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
   int status = run_command(request, command_line);
+  const RunContext context = run_context(installation());
+  std::unique_ptr<QuickChecker> quick = stop_requested ? nullptr : start_quick_checks(request, context.cuda_available, context.python_kernels);
   while (!stop_requested) {
     std::cout << "\nwatching " << request.kernels_directory << " for saved kernels (Ctrl-C stops)\n" << std::flush;
     std::set<std::string> changed;
     while (changed.empty() && !stop_requested) {
-      changed = watch.wait(std::chrono::hours(1), std::chrono::milliseconds(300), &stop_requested);
+      changed = watch.wait(std::chrono::hours(1), std::chrono::milliseconds(100), &stop_requested);
     }
     if (stop_requested) break;
     const std::vector<std::string> operators = operators_to_rerun(changed, request.ops);
@@ -155,6 +312,30 @@ int watch_command(const RunRequest& request, const std::string& command_line) {
       std::cout << "changed: " << *changed.begin() << (changed.size() > 1 ? " and more" : "")
                 << "; no operator of the run's selection\n";
       continue;
+    }
+    if (quick) {
+      // The saved files alone first, in about a second and a half; the full run after them is the
+      // results folder's, and the speedup's.
+      const std::vector<QuickCheck> checks =
+          quick_checks(request.kernels_directory, watch.touched_files(), request.ops, context.cuda_available, context.python_kernels);
+      size_t not_built = 0;
+      for (const QuickCheck& check : checks) {
+        const agents::Reward reward = quick->check(check);
+        std::cout << quick_verdict_text(check, reward) << "\n" << std::flush;
+        if (reward.outcome == "build_failed") ++not_built;
+      }
+      // Every file saved in the selection does not compile: the full run would say the same, after
+      // building the other kernels in a kernel view, which configures the build folder twice (once
+      // more when the file compiles again). Its results stay the last run's.
+      size_t touched_in_selection = 0;
+      for (const std::string& file : watch.touched_files()) {
+        if (!operators_to_rerun({file.substr(0, file.find('/'))}, request.ops).empty()) ++touched_in_selection;
+      }
+      if (not_built > 0 && not_built == checks.size() && checks.size() == touched_in_selection) {
+        std::cout << "not run again: it does not compile (the results folder keeps the last run's)\n" << std::flush;
+        status = 1;
+        continue;
+      }
     }
     std::string names;
     for (const std::string& op : operators) names += (names.empty() ? "" : ", ") + op;
