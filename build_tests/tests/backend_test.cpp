@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 
 #include "backendbench/backend.h"
+#include "backendbench/worker.h"
 #include "test_support.h"
 
 namespace backendbench {
@@ -62,6 +63,17 @@ TEST(Backends, AnOverlappedCallRunsOnWhatPrepareMadeAndNotWhenPrepareDecided) {
   // nothing to return, and this backend's call is not made at all.
   EXPECT_FALSE(backend.call_overlapped(relu, c10::Device(c10::kCPU), draw, [] { return static_cast<Stack*>(nullptr); }));
   EXPECT_EQ(backend.calls, 1);
+}
+
+// A taken spare is replaced at once where cores are many (the new spare's start beside the job
+// costs little there) and once the job is answered on a small machine, unless the setting says.
+TEST(Backends, ATakenSpareIsReplacedAtOnceOnlyWhereCoresAreMany) {
+  EXPECT_FALSE(replaces_spare_at_once(std::nullopt, 2));
+  EXPECT_FALSE(replaces_spare_at_once(std::nullopt, 7));
+  EXPECT_TRUE(replaces_spare_at_once(std::nullopt, 8));
+  EXPECT_TRUE(replaces_spare_at_once(std::nullopt, 16));
+  EXPECT_TRUE(replaces_spare_at_once(true, 2));
+  EXPECT_FALSE(replaces_spare_at_once(false, 16));
 }
 
 TEST(Backends, TheReferenceRunsTheAtenOverload) {

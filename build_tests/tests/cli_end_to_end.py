@@ -629,7 +629,9 @@ def reward():
     # Spare workers: after a C++ candidate the next check's spare starts libtorch only; after a
     # Python candidate it starts Python and imports torch too, before the next candidate arrives.
     served = subprocess.Popen([args.cli, "reward", "--suite", "smoke", "--device", "cpu", "--no-timing", "--build", tree,
-                               "--salt", "0x5eed"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=environment)
+                               "--salt", "0x5eed"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              # Spares replaced at once, as on a machine of 8 cores or more (worker.h).
+                              env=dict(environment, BACKENDBENCH_EARLY_SPARE="on"))
 
     def answer_to(candidate):
         served.stdin.write(json.dumps(candidate) + "\n")
@@ -653,21 +655,25 @@ def reward():
                 todo.append(child)
         return found
 
+    def started_as_spares():
+        """The reward's workers started as spares: whether with --python, whether Python is mapped."""
+        found = []
+        for pid in descendants(served.pid):
+            try:
+                words = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+                if not words[0].endswith(b"backendbench-worker") or b"--spare" not in words:
+                    continue
+                maps = open(f"/proc/{pid}/maps").read()
+                found.append((b"--python" in words, "libpython" in maps))
+            except OSError:
+                continue
+        return found
+
     def spares(python_started):
-        """The reward's spare workers (whether started with --python, whether Python is mapped)
-        once one is as asked, within 60 s."""
+        """The reward's spare workers once one is as asked, within 60 s."""
         found = []
         for _ in range(240):
-            found = []
-            for pid in descendants(served.pid):
-                try:
-                    words = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
-                    if not words[0].endswith(b"backendbench-worker") or b"--spare" not in words:
-                        continue
-                    maps = open(f"/proc/{pid}/maps").read()
-                    found.append((b"--python" in words, "libpython" in maps))
-                except OSError:
-                    continue
+            found = started_as_spares()
             if any(flag == python_started and mapped == python_started for flag, mapped in found):
                 return found
             time.sleep(0.25)
@@ -687,6 +693,24 @@ def reward():
     check(answer_to({"id": "py_wrong", "op": "relu", "language": "python",
                      "source": python_head + "    return x.clone()\n"}).get("outcome") == "failed",
           "a wrong Python candidate fails in the spare that started Python")
+    # A spare taken is replaced at once (BACKENDBENCH_EARLY_SPARE=on): while a slow candidate is
+    # checked in the spare it took, the next candidate's spare starts beside it (two workers
+    # started as Python spares).
+    served.stdin.write(json.dumps({"id": "py_slow", "op": "relu", "language": "python",
+                                   "source": python_head + "    import time\n    time.sleep(0.5)\n"
+                                             "    return torch.clamp(x, min=0)\n"}) + "\n")
+    served.stdin.flush()
+    during = []
+    for _ in range(40):
+        during = started_as_spares()
+        if sum(flag for flag, _ in during) >= 2:
+            break
+        time.sleep(0.1)
+    line = served.stdout.readline()
+    slow = json.loads(line) if line.strip() else {}
+    check(sum(flag for flag, _ in during) >= 2,
+          f"while a candidate is checked in the spare it took, the next spare is already starting ({during})")
+    check(slow.get("outcome") == "passed", f"the slow Python candidate passes ({slow.get('reason', '')})")
     served.stdin.close()
     check(served.wait(timeout=120) == 0, "the served reward ends at the end of its input")
     # The Python client: a batch comes back in order, a stream by the caller's ids.

@@ -71,6 +71,19 @@ TEST(Settings, AServedExecutableNamesAnAbsoluteKernelRoot) {
   EXPECT_NE(error_of(Frontend::kBench, {}, {"--backendbench_serve=/runs/a/attempts"}), "");
 }
 
+TEST(Settings, EarlySparesAreAutoOnOrOff) {
+  EXPECT_EQ(parse(Frontend::kTests, {}).early_spare, std::nullopt);
+  EXPECT_EQ(parse(Frontend::kTests, {{"BACKENDBENCH_EARLY_SPARE", "on"}}).early_spare, std::optional<bool>(true));
+  EXPECT_EQ(parse(Frontend::kTests, {}, {"--backendbench_early_spare=off"}).early_spare, std::optional<bool>(false));
+  EXPECT_EQ(parse(Frontend::kTests, {}, {"--backendbench_early_spare=auto"}).early_spare, std::nullopt);
+  // The user's environment wins over a flag, as for every setting.
+  EXPECT_EQ(parse(Frontend::kTests, {{"BACKENDBENCH_EARLY_SPARE", "on"}}, {"--backendbench_early_spare=off"}).early_spare,
+            std::optional<bool>(true));
+  EXPECT_EQ(error_of(Frontend::kTests, {{"BACKENDBENCH_EARLY_SPARE", "yes"}}),
+            "environment: BACKENDBENCH_EARLY_SPARE: error: 'yes' is not a valid value of BACKENDBENCH_EARLY_SPARE; "
+            "expected 'auto', 'on' or 'off'");
+}
+
 TEST(Settings, EachExecutableReadsOnlyItsOwn) {
   // ./bench's layout means nothing to the tests: not read there, and a flag of it is an error.
   EXPECT_EQ(error_of(Frontend::kTests, {{"BACKENDBENCH_FLUSH", "clean"}}), "");

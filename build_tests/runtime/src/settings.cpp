@@ -139,6 +139,16 @@ const std::vector<Setting>& settings_table() {
          s.serve_root = text;
          return true;
        }},
+      {"BACKENDBENCH_EARLY_SPARE", "backendbench_early_spare", {F::kTests}, "'auto', 'on' or 'off'",
+       "a served executable's spare kernel worker, once a job takes it, is replaced at once (on) or once the job is "
+       "answered (off): at once, a candidate coming sooner than a spare starts does not wait for it, but the new "
+       "spare's start of libtorch (and Python) takes a core from the job",
+       "auto: on where this process may use at least 8 cores",
+       [](Settings& s, const std::string& text) {
+         if (text != "auto" && text != "on" && text != "off") return false;
+         s.early_spare = text == "auto" ? std::nullopt : std::optional<bool>(text == "on");
+         return true;
+       }},
       {"BACKENDBENCH_SANDBOX", "backendbench_sandbox", {F::kTests, F::kBench}, "'bwrap' or 'none'",
        "kernels run in worker processes sandboxed by bubblewrap (no keys, no network, read-only files but their "
        "scratch); 'none' runs the workers unsandboxed, for machines without user namespaces (say so where you report)",

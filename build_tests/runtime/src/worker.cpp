@@ -3,6 +3,7 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <fcntl.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <thread>
@@ -148,6 +149,10 @@ class WorkerPool {
   // What every worker of this process shares: the sandbox, the case timeout, the scratch root.
   void configure_process(const Settings& settings) {
     sandbox_ = settings.sandbox;
+    cpu_set_t usable;
+    const int cores = sched_getaffinity(0, sizeof(usable), &usable) == 0 ? CPU_COUNT(&usable)
+                                                                        : static_cast<int>(std::thread::hardware_concurrency());
+    early_spare_ = replaces_spare_at_once(settings.early_spare, cores);
     timeout_ms_ = settings.case_timeout_seconds > 0 ? int64_t{settings.case_timeout_seconds} * 1000 : -1;
     if (root_.empty()) {
       root_ = files::temporary_directory() + "/backendbench_supervisor_" + std::to_string(getpid());
@@ -183,9 +188,22 @@ class WorkerPool {
       WorkerProcess& spare = spares_[gpu];
       if (spare.pid >= 0 && manifest_under(spare.spare_roots)) {
         worker = std::move(spare);
+        spare = WorkerProcess{};
+        if (early_spare_) {
+          // Another like it starts now, while this job runs: a job that comes sooner after this
+          // one's answer than a spare takes to start (a Python one's interpreter and torch) would
+          // wait for it, and then so would every job after it.
+          spare.spare_roots = worker.spare_roots;
+          spare.spare_python = worker.spare_python;
+          try {
+            start(spare, gpu);
+            spare.awaiting_load = true;
+          } catch (const std::exception&) {
+            spare = WorkerProcess{};  // the next start_spare tries again, and says why
+          }
+        }
         worker.spare_roots.clear();  // a worker started again after a crash is an ordinary one
         worker.spare_python = false;
-        spare = WorkerProcess{};
       } else {
         start(worker, gpu);
       }
@@ -493,6 +511,7 @@ class WorkerPool {
   std::set<std::string> op_libraries_;
   std::string manifest_, root_, bubblewrap_;
   bool sandbox_ = true;
+  bool early_spare_ = false;  // replaces_spare_at_once
   bool questions_on_gpu_ = false;
   int64_t timeout_ms_ = -1;
   int started_ = 0;
@@ -1059,6 +1078,11 @@ void start_kernel_workers(const std::string& manifest, const Settings& settings)
 void stop_kernel_workers() {
   WorkerPool::instance().stop_all();
   backends().remove_worker_backends();
+}
+
+bool replaces_spare_at_once(std::optional<bool> setting, int usable_cores) {
+  constexpr int kCoresForEarlySpares = 8;
+  return setting.value_or(usable_cores >= kCoresForEarlySpares);
 }
 
 void start_spare_worker(const std::vector<std::string>& kernel_roots, const Settings& settings, bool python) {

@@ -72,6 +72,9 @@ struct Settings {
   // A test executable that serves check jobs read from its standard input (job_service.h): the
   // folder under which their kernel manifests lie; "": it runs its tests once.
   std::string serve_root;
+  // Whether a served executable's spare worker, once a job takes it, is replaced at once rather
+  // than once the job is answered (worker.h: replaces_spare_at_once); nullopt: by the cores.
+  std::optional<bool> early_spare;
   // Timing (./bench).
   SamplingLayout layout;
   StoppingRule stopping;
