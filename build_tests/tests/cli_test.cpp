@@ -935,37 +935,52 @@ TEST(Watch, SeesSavesInOperatorFoldersAndNewOnes) {
 }
 
 // Which saved files get a quick verdict: kernel files of the selection that a candidate slot can
-// build alone; the rest wait for the full run.
+// build alone, with the headers they include by quotes written beside them; the rest wait for
+// the full run.
 TEST(Watch, QuickChecksAreTheSavedKernelsASlotCanBuildAlone) {
   Scratch scratch;
+  scratch.write("kernels/elementwise.h", "// root\n");
   scratch.write("kernels/relu/relu_implementation_1.cpp", "#include <ATen/ATen.h>\n");
   scratch.write("kernels/relu/relu_implementation_2.cu", "#include <ATen/ATen.h>\n");
   scratch.write("kernels/relu/relu_implementation_3.py", "import torch\n");
   scratch.write("kernels/relu/relu_implementation_4.cpp", "#include <ATen/ATen.h>\n  #  include \"../elementwise.h\"\n");
+  scratch.write("kernels/relu/relu_implementation_6.cpp", "#include \"missing.h\"\n");
+  scratch.write("kernels/relu/relu_implementation_7.cpp", "#include \"sub/elementwise.h\"\n");
   scratch.write("kernels/relu/helpers.h", "// h\n");
   scratch.write("kernels/relu/notes.cpp", "// not a kernel\n");
-  scratch.write("kernels/add/add_implementation_1.cpp", "#include <ATen/ATen.h>\n");
+  scratch.write("kernels/add/add_implementation_1.cpp", "#include \"elementwise.h\"\n#include \"helpers.h\"\n");
+  scratch.write("kernels/add/helpers.h", "// add's\n");
   const std::string root = scratch.path() + "/kernels";
   const std::set<std::string> touched = {"relu/relu_implementation_1.cpp", "relu/relu_implementation_2.cu",
                                          "relu/relu_implementation_3.py", "relu/relu_implementation_4.cpp",
-                                         "relu/relu_implementation_5.cpp" /* removed */, "relu/helpers.h",
-                                         "relu/notes.cpp", "add/add_implementation_1.cpp"};
+                                         "relu/relu_implementation_5.cpp" /* removed */, "relu/relu_implementation_6.cpp",
+                                         "relu/relu_implementation_7.cpp", "relu/helpers.h", "relu/notes.cpp",
+                                         "add/add_implementation_1.cpp"};
   const auto files_of = [](const std::vector<QuickCheck>& checks) {
     std::vector<std::string> files;
     for (const QuickCheck& check : checks) files.push_back(check.file);
     return files;
   };
   const std::vector<QuickCheck> plain = quick_checks(root, touched, {"relu"}, /*cuda=*/false, /*python=*/false);
-  EXPECT_EQ(files_of(plain), std::vector<std::string>{"relu/relu_implementation_1.cpp"});
-  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(files_of(plain), (std::vector<std::string>{"relu/relu_implementation_1.cpp", "relu/relu_implementation_4.cpp"}));
+  ASSERT_EQ(plain.size(), 2u);
   EXPECT_EQ(plain[0].op, "relu.default");
   EXPECT_EQ(plain[0].path, root + "/relu/relu_implementation_1.cpp");
   EXPECT_EQ(plain[0].language, agents::KernelLanguage::kCpp);
+  EXPECT_TRUE(plain[0].beside.empty()) << "no quoted include, nothing beside";
+  EXPECT_EQ(plain[1].beside, (std::map<std::string, std::string>{{"elementwise.h", "// root\n"},
+                                                                 {"relu/elementwise.h", "// root\n"},
+                                                                 {"relu/helpers.h", "// h\n"}}));
   const std::vector<QuickCheck> every = quick_checks(root, touched, {}, /*cuda=*/true, /*python=*/true);
   EXPECT_EQ(files_of(every), (std::vector<std::string>{"add/add_implementation_1.cpp", "relu/relu_implementation_1.cpp",
-                                                       "relu/relu_implementation_2.cu", "relu/relu_implementation_3.py"}));
-  ASSERT_EQ(every.size(), 4u);
+                                                       "relu/relu_implementation_2.cu", "relu/relu_implementation_3.py",
+                                                       "relu/relu_implementation_4.cpp"}));
+  ASSERT_EQ(every.size(), 5u);
   EXPECT_EQ(every[0].op, "add.Tensor");
+  // Its own folder's helpers.h, not relu's; the root's header in both places.
+  EXPECT_EQ(every[0].beside, (std::map<std::string, std::string>{{"elementwise.h", "// root\n"},
+                                                                 {"add/elementwise.h", "// root\n"},
+                                                                 {"add/helpers.h", "// add's\n"}}));
   EXPECT_EQ(every[2].language, agents::KernelLanguage::kCuda);
   EXPECT_EQ(every[3].language, agents::KernelLanguage::kPython);
 }

@@ -314,7 +314,7 @@ bool CandidateBench::build_in_slot(int slot, const std::string& attempt, const C
 }
 
 CandidateResult CandidateBench::check(int slot, const std::string& attempt, const std::string& folder, int number, const std::string& code,
-                                      const std::vector<SuiteCases>& cases) const {
+                                      const std::vector<SuiteCases>& cases, const std::map<std::string, std::string>& beside) const {
   CandidateResult result;
   const auto op = naming::OperatorName::from_folder(folder);
   if (!op) throw error_at(folder, "not an operator's kernel folder", "an operator folder such as relu__default");
@@ -322,6 +322,15 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
   const std::string stem = naming::implementation_stem(folder, number);
   result.kernel_file = kernel_root + "/" + folder + "/" + stem + kernel_extension(options_.language);
   files::make_directories(kernel_root + "/" + folder);
+  for (const auto& [path, text] : beside) {
+    // Relative and downward only: nothing of a caller's lands outside the attempt's kernel folder.
+    if (path.empty() || path[0] == '/' || path.find("..") != std::string::npos) {
+      throw error_at(path, "a file beside the kernel that is not a path inside its kernel folder",
+                     "a relative path without '..', such as elementwise.h or relu/helpers.h");
+    }
+    files::make_directories(std::filesystem::path(kernel_root + "/" + path).parent_path().string());
+    files::write_whole(kernel_root + "/" + path, text);
+  }
   files::write_whole(result.kernel_file, code);
 
   // Build.

@@ -169,7 +169,8 @@ Reward RewardService::score(const RewardCandidate& candidate) {
     // else the overload's folder (add.Scalar → add__Scalar_kernel_impl).
     const auto base_means = naming::OperatorName::from_folder(op->base);
     const std::string folder = base_means && *base_means == *op ? op->base : op->folder();
-    const CandidateResult result = bench_for(candidate.language).check(slot, attempt, folder, 1, candidate.source, cases->second);
+    const CandidateResult result = bench_for(candidate.language).check(slot, attempt, folder, 1, candidate.source, cases->second,
+                                                                      candidate.beside);
     reward.build_seconds = result.build_seconds;
     reward.check_seconds = result.check_seconds;
     reward.time_seconds = result.time_seconds;

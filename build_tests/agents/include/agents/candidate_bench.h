@@ -76,10 +76,12 @@ class CandidateBench {
   // and link commands from the build tool. Throws DiagnosticError with the log's last lines on failure.
   void prepare(const std::string& log_path);
 
-  // Writes `code` as <attempt>/kernel/<folder>/<folder>_implementation_<number><ext>, builds it in
-  // `slot` (< slots), and runs `cases`. Thread-safe for distinct slots.
+  // Writes `code` as <attempt>/kernel/<folder>/<folder>_implementation_<number><ext> (and each of
+  // `beside`, a path relative to <attempt>/kernel → its text: headers the kernel includes), builds
+  // it in `slot` (< slots), and runs `cases`. Thread-safe for distinct slots.
   CandidateResult check(int slot, const std::string& attempt_directory, const std::string& folder, int number,
-                        const std::string& code, const std::vector<SuiteCases>& cases) const;
+                        const std::string& code, const std::vector<SuiteCases>& cases,
+                        const std::map<std::string, std::string>& beside = {}) const;
 
   const CandidateBenchOptions& options() const { return options_; }
 

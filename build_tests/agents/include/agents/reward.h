@@ -33,6 +33,10 @@ struct RewardCandidate {
   std::string op;        // relu, add.Tensor, aten.mul.Tensor
   KernelLanguage language = KernelLanguage::kCpp;
   std::string source;    // the whole kernel file
+  // Files written beside it (a path relative to the candidate's kernel folder, such as
+  // elementwise.h or relu/helpers.h → its text): the headers a kernel of a folder includes. Not
+  // part of the JSON form.
+  std::map<std::string, std::string> beside;
   // Set for a request that could not be read: it is answered with this error (outcome "error"),
   // so that a stream's answers match its requests one for one.
   std::string invalid;

@@ -145,9 +145,35 @@ std::vector<std::string> operators_to_rerun(const std::set<std::string>& folders
   return {operators.begin(), operators.end()};
 }
 
+namespace {
+
+bool is_header(const std::string& name) {
+  return ends_with(name, ".h") || ends_with(name, ".cuh") || ends_with(name, ".hpp");
+}
+
+std::string text_of(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The headers (.h, .cuh, .hpp) directly in `folder`, by name.
+std::map<std::string, std::string> headers_in(const std::string& folder) {
+  std::map<std::string, std::string> headers;
+  std::error_code error;
+  for (const auto& item : std::filesystem::directory_iterator(folder, error)) {
+    const std::string name = item.path().filename().string();
+    if (item.is_regular_file(error) && is_header(name)) headers[name] = text_of(item.path().string());
+  }
+  return headers;
+}
+
+}  // namespace
+
 std::vector<QuickCheck> quick_checks(const std::string& kernel_root, const std::set<std::string>& touched,
                                      const std::vector<std::string>& selection, bool cuda, bool python) {
-  static const std::regex quoted_include(R"(^\s*#\s*include\s*")");
+  static const std::regex quoted_include(R"re(^\s*#\s*include\s*"([^"]*)")re");
   std::vector<QuickCheck> checks;
   for (const std::string& file : touched) {
     const size_t slash = file.find('/');
@@ -170,10 +196,28 @@ std::vector<QuickCheck> quick_checks(const std::string& kernel_root, const std::
     std::error_code error;
     if (!std::filesystem::is_regular_file(check.path, error)) continue;  // removed: the full run says what that means
     if (check.language != agents::KernelLanguage::kPython) {
+      std::set<std::string> included;
       std::ifstream in(check.path);
-      bool includes_own_file = false;
-      for (std::string line; !includes_own_file && std::getline(in, line);) includes_own_file = std::regex_search(line, quoted_include);
-      if (includes_own_file) continue;
+      for (std::string line; std::getline(in, line);) {
+        std::smatch found;
+        if (std::regex_search(line, found, quoted_include)) included.insert(found[1].str());
+      }
+      if (!included.empty()) {
+        // As the kernel folder's build finds them: its own folder first, then the root (-I).
+        const std::map<std::string, std::string> root = headers_in(kernel_root);
+        const std::map<std::string, std::string> own = headers_in(kernel_root + "/" + folder);
+        bool found_all = true;
+        for (const std::string& name : included) {
+          const bool in_root = name.rfind("../", 0) == 0 ? root.count(name.substr(3)) > 0 : false;
+          found_all = found_all && (in_root || own.count(name) > 0 || root.count(name) > 0);
+        }
+        if (!found_all) continue;
+        for (const auto& [name, text] : root) {
+          check.beside[name] = text;
+          check.beside[folder + "/" + name] = text;
+        }
+        for (const auto& [name, text] : own) check.beside[folder + "/" + name] = text;
+      }
     }
     checks.push_back(std::move(check));
   }
@@ -219,13 +263,11 @@ class QuickChecker {
   QuickChecker(const RunRequest& request, uint64_t salt) : service_(options_for(request, salt)) {}
 
   agents::Reward check(const QuickCheck& check) {
-    std::ifstream in(check.path);
-    std::ostringstream source;
-    source << in.rdbuf();
     agents::RewardCandidate candidate;
     candidate.op = check.op;
     candidate.language = check.language;
-    candidate.source = source.str();
+    candidate.source = text_of(check.path);
+    candidate.beside = check.beside;
     return service_.score(candidate);
   }
 
@@ -322,7 +364,9 @@ int watch_command(const RunRequest& request, const std::string& command_line) {
       for (const QuickCheck& check : checks) {
         const agents::Reward reward = quick->check(check);
         std::cout << quick_verdict_text(check, reward) << "\n" << std::flush;
-        if (reward.outcome == "build_failed") ++not_built;
+        // Only a kernel built exactly as its folder builds it counts: one with headers beside it
+        // might fail for a way of including that the slot does not copy.
+        if (reward.outcome == "build_failed" && check.beside.empty()) ++not_built;
       }
       // Every file saved in the selection does not compile: the full run would say the same, after
       // building the other kernels in a kernel view, which configures the build folder twice (once

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -55,13 +56,18 @@ struct QuickCheck {
   agents::KernelLanguage language = agents::KernelLanguage::kCpp;
   std::string file;    // "<operator folder>/<file>", as touched
   std::string path;    // absolute
+  // The headers written beside it in the candidate's kernel folder (RewardCandidate::beside): every
+  // header of the kernel folder's root, there and in the operator's folder, and of the operator's
+  // folder; only for a kernel that includes one by a quoted #include.
+  std::map<std::string, std::string> beside;
 };
 
 // The touched files (KernelFolderWatch::touched_files) that can be checked alone: an existing
-// kernel file (<folder>_implementation_<N>.cpp, .cu, .py) of an operator in the selection, that
-// includes no file by a quoted #include (a header of the folder's own, which a candidate slot does
-// not have). Left out, for the full run alone: headers, removed files, such kernels, CUDA kernels
-// where `cuda` is false, Python kernels where `python` is false.
+// kernel file (<folder>_implementation_<N>.cpp, .cu, .py) of an operator in the selection whose
+// quoted #includes each name a header of its own folder or of the kernel folder's root (`name.h`,
+// or `../name.h` for the root), which are then written beside it. Left out, for the full run alone:
+// headers, removed files, kernels including anything else by quotes, CUDA kernels where `cuda` is
+// false, Python kernels where `python` is false.
 std::vector<QuickCheck> quick_checks(const std::string& kernel_root, const std::set<std::string>& touched,
                                      const std::vector<std::string>& selection, bool cuda, bool python);
 
