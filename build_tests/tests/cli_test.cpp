@@ -950,11 +950,19 @@ TEST(Watch, QuickChecksAreTheSavedKernelsASlotCanBuildAlone) {
   scratch.write("kernels/relu/notes.cpp", "// not a kernel\n");
   scratch.write("kernels/add/add_implementation_1.cpp", "#include \"elementwise.h\"\n#include \"helpers.h\"\n");
   scratch.write("kernels/add/helpers.h", "// add's\n");
+  // Links lead out of the kernel folder, where the folder's sandboxed build cannot follow them: a
+  // linked header is not copied (so a kernel including it waits for the full run), nor a linked kernel read.
+  scratch.write("outside/key.txt", "sk-planted\n");
+  ASSERT_EQ(symlink((scratch.path() + "/outside/key.txt").c_str(), (scratch.path() + "/kernels/relu/key.h").c_str()), 0);
+  scratch.write("kernels/relu/relu_implementation_8.cpp", "#include \"key.h\"\n");
+  ASSERT_EQ(symlink((scratch.path() + "/outside/key.txt").c_str(),
+                    (scratch.path() + "/kernels/relu/relu_implementation_9.cpp").c_str()), 0);
   const std::string root = scratch.path() + "/kernels";
   const std::set<std::string> touched = {"relu/relu_implementation_1.cpp", "relu/relu_implementation_2.cu",
                                          "relu/relu_implementation_3.py", "relu/relu_implementation_4.cpp",
                                          "relu/relu_implementation_5.cpp" /* removed */, "relu/relu_implementation_6.cpp",
-                                         "relu/relu_implementation_7.cpp", "relu/helpers.h", "relu/notes.cpp",
+                                         "relu/relu_implementation_7.cpp", "relu/relu_implementation_8.cpp",
+                                         "relu/relu_implementation_9.cpp", "relu/helpers.h", "relu/notes.cpp",
                                          "add/add_implementation_1.cpp"};
   const auto files_of = [](const std::vector<QuickCheck>& checks) {
     std::vector<std::string> files;
@@ -971,6 +979,7 @@ TEST(Watch, QuickChecksAreTheSavedKernelsASlotCanBuildAlone) {
   EXPECT_EQ(plain[1].beside, (std::map<std::string, std::string>{{"elementwise.h", "// root\n"},
                                                                  {"relu/elementwise.h", "// root\n"},
                                                                  {"relu/helpers.h", "// h\n"}}));
+  EXPECT_EQ(plain[1].beside.count("relu/key.h"), 0u) << "a linked header is not copied";
   const std::vector<QuickCheck> every = quick_checks(root, touched, {}, /*cuda=*/true, /*python=*/true);
   EXPECT_EQ(files_of(every), (std::vector<std::string>{"add/add_implementation_1.cpp", "relu/relu_implementation_1.cpp",
                                                        "relu/relu_implementation_2.cu", "relu/relu_implementation_3.py",

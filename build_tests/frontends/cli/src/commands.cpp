@@ -792,6 +792,10 @@ int gpus_command(int slots, const std::string& out) {
   return 0;
 }
 
+uint64_t run_salt(const RunRequest& request) {
+  return request.salt_given ? request.salt : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+}
+
 int run_command(const RunRequest& given, const std::string& command_line) {
   RunRequest request = given;
   const Installation where = installation();
@@ -819,7 +823,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
       request.salt_given = true;
     }
   }
-  const uint64_t salt = request.salt_given ? request.salt : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  const uint64_t salt = run_salt(request);
   if (request.generation && !request.generation->record.empty()) {
     files::make_directories(request.generation->record);
     write_whole(request.generation->record + "/cassette.json",
@@ -1132,7 +1136,7 @@ int reward_command(const RewardArguments& given) {
   const BuildTree tree(where.source_directory, request.build);
   const std::string logs = request.build + "/backendbench_logs";
   setenv("BACKENDBENCH_SANDBOX", given.sandbox ? "bwrap" : "none", 1);
-  const uint64_t salt = request.salt_given ? request.salt : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  const uint64_t salt = run_salt(request);
   const bool feedback = given.cases == "feedback";
   // A kernel folder of its own, empty: candidates are built in slots, and the suites' executables
   // must build whatever a kernel folder holds (the llm backends start from an empty one too).

@@ -16,7 +16,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <random>
 #include <regex>
 #include <sstream>
 
@@ -158,13 +157,20 @@ std::string text_of(const std::string& path) {
   return text.str();
 }
 
-// The headers (.h, .cuh, .hpp) directly in `folder`, by name.
+// A regular file that is not a link: a link is followed here, in this process, but not by the
+// sandbox of the folder's own build, where what it names (a key under $HOME, say) is not bound.
+bool plain_file(const std::filesystem::path& path) {
+  std::error_code error;
+  return std::filesystem::symlink_status(path, error).type() == std::filesystem::file_type::regular;
+}
+
+// The headers (.h, .cuh, .hpp) directly in `folder` that are plain files, by name.
 std::map<std::string, std::string> headers_in(const std::string& folder) {
   std::map<std::string, std::string> headers;
   std::error_code error;
   for (const auto& item : std::filesystem::directory_iterator(folder, error)) {
     const std::string name = item.path().filename().string();
-    if (item.is_regular_file(error) && is_header(name)) headers[name] = text_of(item.path().string());
+    if (plain_file(item.path()) && is_header(name)) headers[name] = text_of(item.path().string());
   }
   return headers;
 }
@@ -175,6 +181,7 @@ std::vector<QuickCheck> quick_checks(const std::string& kernel_root, const std::
                                      const std::vector<std::string>& selection, bool cuda, bool python) {
   static const std::regex quoted_include(R"re(^\s*#\s*include\s*"([^"]*)")re");
   std::vector<QuickCheck> checks;
+  std::optional<std::map<std::string, std::string>> root;  // the root's headers, read once when needed
   for (const std::string& file : touched) {
     const size_t slash = file.find('/');
     if (slash == std::string::npos || file.find('/', slash + 1) != std::string::npos) continue;
@@ -193,8 +200,8 @@ std::vector<QuickCheck> quick_checks(const std::string& kernel_root, const std::
     } else if (extension != ".cpp") {
       continue;
     }
-    std::error_code error;
-    if (!std::filesystem::is_regular_file(check.path, error)) continue;  // removed: the full run says what that means
+    // Removed (the full run says what that means), or a link (plain_file).
+    if (!plain_file(check.path)) continue;
     if (check.language != agents::KernelLanguage::kPython) {
       std::set<std::string> included;
       std::ifstream in(check.path);
@@ -204,15 +211,14 @@ std::vector<QuickCheck> quick_checks(const std::string& kernel_root, const std::
       }
       if (!included.empty()) {
         // As the kernel folder's build finds them: its own folder first, then the root (-I).
-        const std::map<std::string, std::string> root = headers_in(kernel_root);
+        if (!root) root = headers_in(kernel_root);
         const std::map<std::string, std::string> own = headers_in(kernel_root + "/" + folder);
-        bool found_all = true;
-        for (const std::string& name : included) {
-          const bool in_root = name.rfind("../", 0) == 0 ? root.count(name.substr(3)) > 0 : false;
-          found_all = found_all && (in_root || own.count(name) > 0 || root.count(name) > 0);
-        }
-        if (!found_all) continue;
-        for (const auto& [name, text] : root) {
+        const auto found = [&](const std::string& name) {
+          if (name.rfind("../", 0) == 0) return root->count(name.substr(3)) > 0;
+          return own.count(name) > 0 || root->count(name) > 0;
+        };
+        if (!std::all_of(included.begin(), included.end(), found)) continue;
+        for (const auto& [name, text] : *root) {
           check.beside[name] = text;
           check.beside[folder + "/" + name] = text;
         }
@@ -296,7 +302,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // line saying why, when they cannot start: the full runs go on alone.
 std::unique_ptr<QuickChecker> start_quick_checks(const RunRequest& request, bool cuda, bool python) {
   const auto start = std::chrono::steady_clock::now();
-  const uint64_t salt = request.salt_given ? request.salt : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  const uint64_t salt = run_salt(request);
   std::unique_ptr<QuickChecker> checker;
   try {
     checker = std::make_unique<QuickChecker>(request, salt);

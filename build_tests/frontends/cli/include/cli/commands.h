@@ -3,6 +3,7 @@
 // and throws CliError for bad input (printed by main as it is, status 2).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ struct Installation {
 Installation installation();
 RunContext run_context(const Installation& installation);
 bool operator_known(const std::string& filter);
+
+// The salt of a run: the one given (--salt), else a random one.
+uint64_t run_salt(const RunRequest& request);
 
 // Exit status: 0 every selected case passed; 1 some failed (the results folder holds them all);
 // 3 the build failed.
