@@ -580,7 +580,8 @@ function(backendbench_add_suite)
   add_executable(${executable} "${_backendbench_kernel_manifest_source}")
   target_compile_definitions(${executable} PRIVATE BACKENDBENCH_KERNEL_MANIFEST="${kernel_manifest}")
   target_link_libraries(${executable} PRIVATE backendbench_cases_${ARG_NAME} backendbench::gtest_frontend)
-  add_dependencies(${executable} ${kernels_target} backendbench_worker)
+  # The kernel worker it starts, and the client `backendbench run`'s entries run it through.
+  add_dependencies(${executable} ${kernels_target} backendbench_worker backendbench_entry)
   set_target_properties(${executable} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")
 
   set(include_file "${CMAKE_BINARY_DIR}/backendbench_${ARG_NAME}_tests.cmake")

@@ -15,10 +15,19 @@ import threading
 import time
 
 
+def is_server(pid):
+    """A supervisor `backendbench run` keeps for its entries (--backendbench_listen): not an entry."""
+    try:
+        return b"--backendbench_listen=" in open(f"/proc/{pid}/cmdline", "rb").read()
+    except OSError:
+        return False
+
+
 def entry_processes(root):
     """(executable name, GPU allocation, OMP_NUM_THREADS) of each running CTest entry below process `root`: a test
-    executable or ./bench whose parent is not one (a child between fork and exec has the same
-    executable). Only `root`'s descendants: another command's leftovers are not this one's."""
+    executable, ./bench or a served entry's client (backendbench-entry) whose parent is not one (a child between fork
+    and exec has the same executable); not the supervisors kept to serve the entries. Only `root`'s descendants:
+    another command's leftovers are not this one's."""
     parents, names = {}, {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -40,7 +49,8 @@ def entry_processes(root):
 
     found = []
     for pid, name in names.items():
-        if not (name.startswith("backendbench_test_") or name == "bench") or names.get(parents[pid]) == name:
+        if not (name.startswith("backendbench_test_") or name in ("bench", "backendbench-entry")) or \
+                names.get(parents[pid]) == name or is_server(pid):
             continue
         if not below_root(pid):
             continue

@@ -7,12 +7,14 @@
 # in turns, the two builds alternating, each step's wall time and outcome printed:
 #   correctness, aten      ctest -L torchbench -R '/aten$'      (no kernel code: the baseline)
 #   correctness, kernels   ctest -L torchbench -R '/impl1$'     (kernels: in workers now)
+#   served, aten / impl1   the same entries served (scripts/served_ctest.py: kept supervisors, as
+#                          `backendbench run` runs them; builds that have backendbench-entry)
 #   timing, aten_self      ./bench, the calibration backend     (timing_targets.py's cost)
 #   timing, kernels        ./bench, the kernels                 (in workers now, bounded)
 # Usage: scripts/isolation_cost.sh build BEFORE_SOURCE TRACES
 #        scripts/isolation_cost.sh measure OUTPUT_DIR [ROUNDS] [BUILDS, default "before now"]
 # The two phases fit the device machine's 10-minute calls; the builds are build-cost-before and
-# build-cost-now in the repository root.
+# build-cost-now in the repository root. ISOLATION_STEPS=correctness measures the correctness steps only.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -67,7 +69,14 @@ case ${1:-} in
           s=$(timed "$log.ctest_$entry.log" ctest --test-dir "$dir" -L torchbench -R "/$entry\$" -j 4)
           printf '%-6s %-8s %-22s %8s  %s\n' "$round" "$which" "correctness, $entry" "$s" \
             "$(grep -E 'tests passed' "$log.ctest_$entry.log")"
+          # The same entries served, as `backendbench run` runs them (a build that has the client).
+          if [[ -x $dir/backendbench-entry ]]; then
+            s=$(timed "$log.served_$entry.log" scripts/served_ctest.py --build "$dir" -L torchbench -R "/$entry\$" -j 4 \
+                  --log "$log.served_$entry")
+            printf '%-6s %-8s %-22s %8s  %s\n' "$round" "$which" "served, $entry" "$s" "$(cat "$log.served_$entry.log")"
+          fi
         done
+        [[ ${ISOLATION_STEPS:-all} == correctness ]] && continue
         for entry in aten_self impl1; do
           calibration=()
           [[ $entry == aten_self ]] && calibration=(--backendbench_calibration)

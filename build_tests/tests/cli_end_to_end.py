@@ -123,6 +123,11 @@ def run():
     # Small jobs share entries (entry_packs.h): fewer processes, every case still there (below).
     junit = open(os.path.join(results, "junit.xml")).read()
     check(re.search(r'<testcase name="(smoke|edge)/pack1of\d+"', junit) is not None, "small jobs were packed into shared entries")
+    # Served entries (entry_servers.h): every entry handed its job to a kept supervisor; none ran
+    # its executable itself (an entry's output names who served it).
+    entries = re.findall(r'<testcase name="([^"]+)"', junit)
+    served = re.findall(r"served by backendbench-\d+-[0-9a-f]+/backendbench_test_(smoke|edge)/cpu/\d", junit)
+    check(entries and len(served) == len(entries), f"each of the {len(entries)} entries was served ({len(served)} were)")
     # A CUDA kernel on a machine without a GPU: its cases skipped by the command, no entry started.
     cuda_kernel = [json.loads(line) for line in open(os.path.join(results, "verdicts.jsonl")) if '"impl2"' in line]
     if cuda_kernel and all(v["status"] == "skipped" for v in cuda_kernel):
@@ -244,6 +249,9 @@ def gpus():
     check({v.get("gpu") for v in ran} == {"0", "1"}, "both GPUs ran cases")
     junit = open(os.path.join(gpu_results, "junit.xml")).read()
     check(re.search(r"edge/add\.Tensor/aten/part2of\d+", junit) is not None, "the entries were split into parts")
+    # Served by the supervisors of the GPU CTest gave each entry.
+    served_gpus = set(re.findall(r"served by backendbench-\d+-[0-9a-f]+/backendbench_test_(?:smoke|edge)/(\d)/\d", junit))
+    check(served_gpus == {"0", "1"}, f"entries were served by the supervisors of both GPUs ({served_gpus})")
 
     equals_single_run(verdicts)
     rows = [(r[0], r[-1]) for r in csv.reader(open(os.path.join(gpu_results, "operator_summary.csv")))][1:]

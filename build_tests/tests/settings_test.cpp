@@ -71,6 +71,20 @@ TEST(Settings, AServedExecutableNamesAnAbsoluteKernelRoot) {
   EXPECT_NE(error_of(Frontend::kBench, {}, {"--backendbench_serve=/runs/a/attempts"}), "");
 }
 
+TEST(Settings, AnExecutableServingEntriesNamesItsSocket) {
+  const Settings listening = parse(Frontend::kTests, {}, {"--backendbench_listen=backendbench-1-ab/backendbench_test_smoke/0/1"});
+  EXPECT_EQ(listening.listen_address, "backendbench-1-ab/backendbench_test_smoke/0/1");
+  EXPECT_TRUE(listening.serves());
+  EXPECT_FALSE(parse(Frontend::kTests, {}).serves());
+  const std::string too_long = error_of(Frontend::kTests, {}, {"--backendbench_listen=" + std::string(101, 'a')});
+  EXPECT_EQ(too_long.rfind("command line: argument 1 (--backendbench_listen): error: 'aaaa", 0), 0u) << too_long;
+  EXPECT_NE(too_long.find("' is not a valid value of BACKENDBENCH_LISTEN; expected an abstract Unix socket's name of 1 "
+                          "to 100 characters"),
+            std::string::npos)
+      << too_long;
+  EXPECT_NE(error_of(Frontend::kBench, {}, {"--backendbench_listen=a"}), "");
+}
+
 TEST(Settings, EarlySparesAreAutoOnOrOff) {
   EXPECT_EQ(parse(Frontend::kTests, {}).early_spare, std::nullopt);
   EXPECT_EQ(parse(Frontend::kTests, {{"BACKENDBENCH_EARLY_SPARE", "on"}}).early_spare, std::optional<bool>(true));

@@ -200,6 +200,10 @@ std::vector<Job> jobs_from_argument(const std::string& value) {
   return jobs;
 }
 
+std::string served_entry_address(const std::string& prefix, const std::string& executable, const std::string& gpu, int k) {
+  return prefix + "/" + executable.substr(executable.find_last_of('/') + 1) + "/" + gpu + "/" + std::to_string(k);
+}
+
 std::string salt_text(uint64_t salt) {
   char text[24];
   std::snprintf(text, sizeof(text), "0x%016llx", static_cast<unsigned long long>(salt));

@@ -70,6 +70,15 @@ inline constexpr const char* kJobRequestSchema = "backendbench-job-request";
 inline constexpr const char* kJobResponseSchema = "backendbench-job-response";
 inline constexpr int kJobServiceVersion = 1;
 
+// Served CTest entries (`backendbench run`; README, "Jobs"): the supervisors a run keeps for its
+// correctness phase listen on Linux abstract Unix sockets, which a sandboxed worker cannot reach
+// (its own network namespace), each serving one entry at a time. The name of server `k` (from 0)
+// of `executable` (its file name is used) for the GPU CTest gave as `gpu` ("cpu" where it gave
+// none), under the run's `prefix`: the socket address without its leading zero byte.
+std::string served_entry_address(const std::string& prefix, const std::string& executable, const std::string& gpu, int k);
+// The most servers of one executable and GPU a client tries.
+inline constexpr int kMostServedEntrySlots = 64;
+
 // "0x0123456789abcdef": how a salt is written, in jobs, verdicts and on the console.
 std::string salt_text(uint64_t salt);
 // A salt as given: "0x" and hexadecimal digits, or decimal; nullopt when it is neither.

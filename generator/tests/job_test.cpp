@@ -94,6 +94,15 @@ TEST(Job, PartsOfACaseCount) {
   EXPECT_EQ(job_parts(5000, 0), 1);
 }
 
+TEST(Job, ServedEntryAddressesNameTheExecutableGpuAndSlot) {
+  EXPECT_EQ(served_entry_address("backendbench-7-ab", "/b/backendbench_test_smoke", "1", 3),
+            "backendbench-7-ab/backendbench_test_smoke/1/3");
+  EXPECT_EQ(served_entry_address("p", "backendbench_test_edge", "cpu", 0), "p/backendbench_test_edge/cpu/0");
+  // Each executable, GPU and slot its own server.
+  EXPECT_NE(served_entry_address("p", "/b/x", "0", 1), served_entry_address("p", "/b/x", "1", 0));
+  EXPECT_NE(served_entry_address("p", "/b/x", "0", 1), served_entry_address("p", "/b/y", "0", 1));
+}
+
 TEST(JobDiagnostics, NotJson) {
   EXPECT_EQ(error_of("\n{\"schema\": }"),
             "jobs.jsonl:2:12: error: not JSON; expected one backendbench-job JSON object per line (README, Jobs)");

@@ -163,5 +163,6 @@ std::string BuildTree::suite_manifest_path(const std::string& suite) const {
 std::string BuildTree::results_directory() const { return build_ + "/results"; }
 std::string BuildTree::bench_executable() const { return build_ + "/bench"; }
 std::string BuildTree::test_executable(const std::string& suite) const { return build_ + "/backendbench_test_" + suite; }
+std::string BuildTree::entry_client() const { return build_ + "/backendbench-entry"; }
 
 }  // namespace backendbench::build

@@ -122,6 +122,10 @@ int main(int argc, char** argv) {
   bool one_job_per_entry = false;
   run_command_line->add_flag("--one-job-per-entry", one_job_per_entry,
                              "one CTest entry per operator and backend (or part), named after it, instead of small jobs packed together");
+  bool process_per_entry = false;
+  run_command_line->add_flag("--process-per-entry", process_per_entry,
+                             "each correctness entry starts its own test executable (libtorch, CUDA) instead of handing "
+                             "its job to one of the supervisors the run keeps for the phase, one per GPU slot");
   bool watch = false;
   run_command_line->add_flag("--watch", watch,
                              "after the run, watch the kernel folder: each saved kernel gets a quick verdict (the file "
@@ -239,6 +243,7 @@ int main(int argc, char** argv) {
       RunRequest request = check_run_arguments(run, run_context(installation()), operator_known);
       request.sandbox = !no_sandbox;
       request.pack_small_jobs = !one_job_per_entry;
+      request.entry_servers = !process_per_entry;
       return watch ? watch_command(request, command_line(argc, argv)) : run_command(request, command_line(argc, argv));
     }
     if (*reward_command_line) {

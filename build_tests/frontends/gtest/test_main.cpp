@@ -6,7 +6,7 @@
 //   and backend fails with the cause; other entries are other processes and unaffected.
 // - A case that runs longer than --case-timeout=<s> (or BACKENDBENCH_CASE_TIMEOUT; 0: none)
 //   is reported by name and the process exits 1: a hang fails its operator, not the whole run.
-// With --backendbench_serve, it serves check jobs instead (job_service.h).
+// With --backendbench_serve or --backendbench_listen, it serves check jobs instead (job_service.h).
 // Before the tests: the settings (one located error and exit 2 on a bad value; --help lists
 // them), the kernel manifest (every kernel library, loaded), the run's salt (printed), and one
 // test per (operator, backend, case).
@@ -117,11 +117,12 @@ int main(int argc, char** argv) {
   if (!started) return 2;
   const Settings& settings = *started;
   // A served supervisor's standard output carries its responses only.
-  (settings.serve_root.empty() ? std::cout : std::cerr) << start_log.str() << std::flush;
-  if (!settings.serve_root.empty()) {
+  (settings.serves() ? std::cerr : std::cout) << start_log.str() << std::flush;
+  if (settings.serves()) {
     // The responses get the original standard output; what anything prints goes to stderr.
     const int protocol_out = dup(STDOUT_FILENO);
     if (protocol_out < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return 2;
+    if (!settings.listen_address.empty()) finish(serve_entries(settings, kKernelManifest, STDIN_FILENO, protocol_out));
     return serve_jobs(settings, STDIN_FILENO, protocol_out);
   }
   register_correctness_tests(settings);

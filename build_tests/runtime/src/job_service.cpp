@@ -2,14 +2,26 @@
 #include "backendbench/job_service.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backendbench/backend.h"
@@ -31,9 +43,42 @@ std::string string_field(const json& request, const char* name) {
   return it->get<std::string>();
 }
 
-// Runs one request's jobs; returns how many verdicts it wrote. Throws when the jobs cannot run
+// What a request's cases came to, counted here from the verdicts this process wrote.
+struct RequestCounts {
+  size_t written = 0, passed = 0, failed = 0, skipped = 0;
+  int64_t cases_ms = 0;  // the cases' own time, from the first to the last
+};
+
+// When the running case of a served entry's request started (ms of the steady clock), -1
+// between cases: the served executable's watch for a reference that hangs (serve_entries).
+std::atomic<int64_t> g_case_started_ms{-1};
+// How long a case of the running request may take before the process ends: twice its case
+// timeout and 10 s, the tests' own watch (0: no limit, a case timeout of 0).
+std::atomic<int64_t> g_case_limit_ms{0};
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// One line per case on standard error (the request's log), in GoogleTest's words: what a CTest
+// entry served here prints as its output.
+void print_case(const Verdict& verdict) {
+  const std::string name = verdict.suite + "/" + verdict.op + "." + verdict.backend + "." + verdict.case_name;
+  if (verdict.status == Verdict::Status::kPassed) {
+    std::cerr << "[       OK ] " << name << "\n";
+  } else if (verdict.status == Verdict::Status::kSkipped) {
+    std::cerr << "[  SKIPPED ] " << name << ": " << verdict.skip_reason << "\n";
+  } else {
+    for (const std::string& error : verdict.errors) std::cerr << error << "\n";
+    std::cerr << "[  FAILED  ] " << name << "\n";
+  }
+}
+
+// Runs one request's jobs; returns what its verdicts came to. Throws when the jobs cannot run
 // at all (a bad request, a manifest that does not load): the response's error.
-size_t run_request(const json& request, const Settings& process_settings) {
+// `default_manifest`: the kernels of a request that names none ("": it must name one).
+RequestCounts run_request(const json& request, const Settings& process_settings, const std::string& default_manifest) {
   if (!request.is_object() || request.value("schema", "") != kJobRequestSchema ||
       request.value("version", 0) != kJobServiceVersion) {
     throw std::runtime_error(std::string("not a version ") + std::to_string(kJobServiceVersion) + " " + kJobRequestSchema);
@@ -41,7 +86,15 @@ size_t run_request(const json& request, const Settings& process_settings) {
   Settings settings = process_settings;
   settings.jobs = jobs_from_argument(string_field(request, "job"));
   settings.verdicts_path = string_field(request, "verdicts");
-  settings.kernel_manifest = string_field(request, "kernel_manifest");
+  settings.kernel_manifest =
+      default_manifest.empty() || request.contains("kernel_manifest") ? string_field(request, "kernel_manifest") : default_manifest;
+  if (request.contains("case_timeout")) {
+    const json& timeout = request["case_timeout"];
+    if (!timeout.is_number_integer() || timeout.get<int64_t>() < 0 || timeout.get<int64_t>() > 86400) {
+      throw std::runtime_error("the request's 'case_timeout' is not a whole number of seconds from 0 to 86400");
+    }
+    settings.case_timeout_seconds = timeout.get<int>();
+  }
   if (settings.jobs.empty()) throw std::runtime_error("the request has no job");
   for (const Job& job : settings.jobs) {
     if (job.mode != Job::Mode::kCheck) throw std::runtime_error("job " + job.name() + " times; a served supervisor checks (./bench times)");
@@ -50,18 +103,33 @@ size_t run_request(const json& request, const Settings& process_settings) {
   // (BACKENDBENCH_CASE_TIMEOUT, as for a run of the tests) or, where it has none, the job's.
   Settings worker_settings = settings;
   if (worker_settings.case_timeout_seconds == 0) worker_settings = settings_for(settings.jobs.front(), settings);
-  start_kernel_workers(settings.kernel_manifest, worker_settings);
+  // As in a run of the tests, jobs of the backends this process has (aten) start no worker.
+  const bool builtin_only = std::all_of(settings.jobs.begin(), settings.jobs.end(), [](const Job& job) {
+    const Backend* backend = backends().find(job.op, job.backend);
+    return backend != nullptr && backend->kind() != Backend::Kind::kKernel;
+  });
+  if (!builtin_only) start_kernel_workers(settings.kernel_manifest, worker_settings);
   start_verdicts(settings.verdicts_path);
-  size_t written = 0;
+  g_case_limit_ms = settings.case_timeout_seconds > 0 ? int64_t{settings.case_timeout_seconds} * 2000 + 10000 : 0;
+  RequestCounts counts;
+  const int64_t cases_started = now_ms();
   for (const ResolvedJob& job : resolve_jobs(settings.jobs, settings, false)) {
     // As a test does: a Python kernel's module is imported before its first case is timed.
     if (job.backend != nullptr) (void)job.backend->unusable();
     for (size_t c = 0; c < job.case_names.size(); ++c) {
-      append_verdict(settings.verdicts_path, run_job_case(job, c));
-      ++written;
+      g_case_started_ms = now_ms();
+      const Verdict verdict = run_job_case(job, c);
+      g_case_started_ms = -1;
+      append_verdict(settings.verdicts_path, verdict);
+      print_case(verdict);
+      ++counts.written;
+      ++(verdict.status == Verdict::Status::kPassed   ? counts.passed
+         : verdict.status == Verdict::Status::kFailed ? counts.failed
+                                                      : counts.skipped);
     }
   }
-  return written;
+  counts.cases_ms = now_ms() - cases_started;
+  return counts;
 }
 
 // For one request, standard error (this process's and, forwarded, its workers') goes to `path`.
@@ -98,11 +166,94 @@ bool names_python(const std::string& manifest) {
 bool write_line(int fd, const std::string& line) {
   const std::string text = line + "\n";
   for (size_t done = 0; done < text.size();) {
-    const ssize_t wrote = ::write(fd, text.data() + done, text.size() - done);
+    // send(MSG_NOSIGNAL) on a socket: a client that went away must not end this process.
+    ssize_t wrote = ::send(fd, text.data() + done, text.size() - done, MSG_NOSIGNAL);
+    if (wrote < 0 && errno == ENOTSOCK) wrote = ::write(fd, text.data() + done, text.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
     if (wrote <= 0) return false;
     done += static_cast<size_t>(wrote);
   }
   return true;
+}
+
+json response_header() { return {{"schema", kJobResponseSchema}, {"version", kJobServiceVersion}}; }
+
+// Answers one request line. `python`: whether its kernels were Python's (read before the answer:
+// once answered, the planner may remove the request's files).
+json answer(const std::string& line, const Settings& settings, const std::string& default_manifest, bool& python) {
+  json response = response_header();
+  const json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  python = false;
+  try {
+    python = request.is_object() && names_python(request.value("kernel_manifest", default_manifest));
+  } catch (const std::exception&) {
+    // Not a path: the request fails below, saying so.
+  }
+  const std::string log = request.is_object() && request.contains("log") && request["log"].is_string()
+                              ? request["log"].get<std::string>()
+                              : "";
+  std::optional<ErrorsTo> errors;
+  if (!log.empty()) errors.emplace(log);
+  try {
+    const RequestCounts counts = run_request(request, settings, default_manifest);
+    response["verdicts"] = counts.written;
+    response["passed"] = counts.passed;
+    response["failed"] = counts.failed;
+    response["skipped"] = counts.skipped;
+    response["cases_ms"] = counts.cases_ms;
+  } catch (const std::exception& error) {
+    std::cerr << "backendbench: error: " << error.what() << "\n";
+    response["error"] = error.what();
+  }
+  return response;
+}
+
+std::string dumped(const json& response) { return response.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// Between two requests: the last one's workers go with it, and (with a kernel root) a spare starts
+// for the next, with Python when the last one's kernels were Python's (a loop's next candidate is
+// most likely in the same language).
+void between_requests(const Settings& settings, bool python) {
+  stop_kernel_workers();
+  if (settings.serve_root.empty()) return;
+  try {
+    start_spare_worker({settings.serve_root}, settings, python);
+  } catch (const std::exception& error) {
+    std::cerr << error.what() << "\n";
+  }
+}
+
+// The served entries' listening socket, bound to `address` in the abstract namespace; -1 and a
+// message on standard error when it cannot be.
+int listen_on(const std::string& address) {
+  sockaddr_un where{};
+  where.sun_family = AF_UNIX;
+  if (address.size() + 1 > sizeof(where.sun_path)) return -1;
+  std::memcpy(where.sun_path + 1, address.data(), address.size());  // sun_path[0] = 0: abstract
+  const socklen_t length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + address.size());
+  const int socket_fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (socket_fd < 0 || ::bind(socket_fd, reinterpret_cast<sockaddr*>(&where), length) != 0 || ::listen(socket_fd, 16) != 0) {
+    std::cerr << "backendbench: error: cannot listen on the abstract socket '" << address << "': " << std::strerror(errno)
+              << "\n";
+    if (socket_fd >= 0) ::close(socket_fd);
+    return -1;
+  }
+  return socket_fd;
+}
+
+// One line read from a client's connection (at most 1 MiB); nullopt when it closed first.
+std::optional<std::string> read_request_line(int fd) {
+  std::string line;
+  char buffer[4096];
+  while (line.size() < (size_t{1} << 20)) {
+    const ssize_t got = ::read(fd, buffer, sizeof(buffer));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return std::nullopt;
+    line.append(buffer, static_cast<size_t>(got));
+    const size_t end = line.find('\n');
+    if (end != std::string::npos) return line.substr(0, end);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -123,39 +274,128 @@ int serve_jobs(const Settings& settings, int in_fd, int out_fd) {
     std::string line(buffer, static_cast<size_t>(got));
     while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
     if (line.empty()) continue;
-    json response = {{"schema", kJobResponseSchema}, {"version", kJobServiceVersion}};
-    const json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    // Read before answering: once answered, the planner may remove the request's files.
     bool python = false;
-    try {
-      python = request.is_object() && names_python(request.value("kernel_manifest", ""));
-    } catch (const std::exception&) {
-      // Not a path: the request fails below, saying so.
+    const json response = answer(line, settings, "", python);
+    const bool answered = write_line(out_fd, dumped(response));
+    // The next one's spare starts while the planner reads the verdicts (and builds its next
+    // candidate).
+    if (!answered) {
+      stop_kernel_workers();
+      break;
     }
-    {
-      const std::string log = request.is_object() ? request.value("log", "") : "";
-      std::optional<ErrorsTo> errors;
-      if (!log.empty()) errors.emplace(log);
-      try {
-        response["verdicts"] = run_request(request, settings);
-      } catch (const std::exception& error) {
-        std::cerr << "backendbench: error: " << error.what() << "\n";
-        response["error"] = error.what();
-      }
-    }
-    const bool answered = write_line(out_fd, response.dump(-1, ' ', false, json::error_handler_t::replace));
-    // The request's workers go with it; the next one's spare starts while the planner reads the
-    // verdicts (and builds its next candidate). It starts Python too when this request's kernels
-    // were Python's: a loop's next candidate is most likely in the same language.
-    stop_kernel_workers();
-    if (!answered) break;
-    try {
-      start_spare_worker(roots, settings, python);
-    } catch (const std::exception& error) {
-      std::cerr << error.what() << "\n";
-    }
+    between_requests(settings, python);
   }
   std::free(buffer);
+  return 0;
+}
+
+int serve_entries(const Settings& settings, const std::string& default_manifest, int control_fd, int out_fd) {
+  const int listening = listen_on(settings.listen_address);
+  if (listening < 0) return 2;
+  if (!settings.serve_root.empty()) {
+    try {
+      start_spare_worker({settings.serve_root}, settings);
+    } catch (const std::exception& error) {
+      std::cerr << error.what() << "\n";
+      return 2;
+    }
+  }
+  // The planner starts its entries once every server says it listens; CUDA starts after that,
+  // while the first entries connect (they wait in the socket's backlog).
+  if (!write_line(out_fd, dumped(json{{"schema", kJobResponseSchema}, {"version", kJobServiceVersion},
+                                      {"listening", settings.listen_address}}))) {
+    return 2;
+  }
+  // CUDA starts once here, not in the first entry's first case.
+  if (reference_device(settings).is_cuda()) {
+    try {
+      (void)at::zeros({1}, at::TensorOptions().device(reference_device(settings))).sum().item<float>();
+    } catch (const std::exception&) {
+      // Left for the cases, which say why.
+    }
+  }
+  // Shared with threads that outlive this function until the process ends (never freed).
+  struct Shared {
+    std::mutex mutex;
+    std::condition_variable changed;
+    int taken = -1;       // the connection whose request is next, or running
+    bool ending = false;  // the planner closed our standard input
+  };
+  Shared& shared = *new Shared;
+  std::mutex& mutex = shared.mutex;
+  std::condition_variable& changed = shared.changed;
+  int& taken = shared.taken;
+  bool& ending = shared.ending;
+  // Connections are accepted as they come: the first while none is taken becomes the next
+  // request; any other is told "busy" at once, and its client tries the next server.
+  std::thread([&shared, listening] {
+    std::mutex& mutex = shared.mutex;
+    std::condition_variable& changed = shared.changed;
+    int& taken = shared.taken;
+    bool& ending = shared.ending;
+    for (;;) {
+      const int connection = ::accept4(listening, nullptr, nullptr, SOCK_CLOEXEC);
+      if (connection < 0) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        return;
+      }
+      std::unique_lock<std::mutex> lock(mutex);
+      if (taken < 0 && !ending) {
+        taken = connection;
+        changed.notify_all();
+      } else {
+        lock.unlock();
+        (void)write_line(connection, dumped(json{{"schema", kJobResponseSchema}, {"version", kJobServiceVersion}, {"busy", true}}));
+        ::close(connection);
+      }
+    }
+  }).detach();
+  // Ends with its planner: standard input at its end (the planner stopped it, or died).
+  std::thread([&shared, control_fd] {
+    char ignored[256];
+    while (::read(control_fd, ignored, sizeof(ignored)) > 0) {
+    }
+    std::lock_guard<std::mutex> lock(shared.mutex);
+    shared.ending = true;
+    shared.changed.notify_all();
+  }).detach();
+  // A reference that hangs would hold this server for good: past twice the case timeout and
+  // 10 s (the tests' own watch), the process ends and the entry fails with what it printed.
+  std::thread([] {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const int64_t started = g_case_started_ms.load(), limit = g_case_limit_ms.load();
+      if (started >= 0 && limit > 0 && now_ms() - started > limit) {
+        std::cerr << "\n[  TIMEOUT ] a case ran longer than " << limit / 1000
+                  << " s in the supervisor (twice the case timeout and 10 s); a hang?\n"
+                  << std::flush;
+        std::_Exit(1);
+      }
+    }
+  }).detach();
+  for (;;) {
+    int connection = -1;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return taken >= 0 || ending; });
+      if (ending && taken < 0) break;
+      connection = taken;
+    }
+    bool python = false;
+    const std::optional<std::string> line = read_request_line(connection);
+    const json response = line ? answer(*line, settings, default_manifest, python) : json();
+    {
+      // Free before the client has its answer, so that the entry CTest starts after it is never
+      // told "busy" here; its request waits for the workers' change below.
+      std::lock_guard<std::mutex> lock(mutex);
+      taken = -1;
+    }
+    if (line) (void)write_line(connection, dumped(response));
+    ::close(connection);
+    between_requests(settings, python);
+  }
+  ::close(listening);
+  stop_kernel_workers();
   return 0;
 }
 

@@ -35,11 +35,11 @@ std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, con
           return backend != nullptr && backend->kind() != Backend::Kind::kKernel;
         });
     // A served supervisor starts the workers of each request's manifest (job_service.h).
-    if (!builtin_only && settings.serve_root.empty()) {
+    if (!builtin_only && !settings.serves()) {
       start_kernel_workers(settings.kernel_manifest.empty() ? kernel_manifest : settings.kernel_manifest.c_str(), settings);
     }
     // A worker of a supervising ./bench adds to the verdicts its supervisor started.
-    if (!settings.verdicts_path.empty() && !settings.worker && settings.serve_root.empty()) {
+    if (!settings.verdicts_path.empty() && !settings.worker && !settings.serves()) {
       start_verdicts(settings.verdicts_path);
     }
   } catch (const std::exception& error) {

@@ -139,6 +139,17 @@ const std::vector<Setting>& settings_table() {
          s.serve_root = text;
          return true;
        }},
+      {"BACKENDBENCH_LISTEN", "backendbench_listen", {F::kTests},
+       "an abstract Unix socket's name of 1 to 100 characters",
+       "serve check jobs to CTest entries (backendbench-entry) connecting to this socket, one at a time, until "
+       "standard input closes (how `backendbench run` keeps one supervisor per GPU slot across its entries); with "
+       "--backendbench_serve, spare kernel workers see that folder",
+       "run the tests once",
+       [](Settings& s, const std::string& text) {
+         if (text.empty() || text.size() > 100) return false;
+         s.listen_address = text;
+         return true;
+       }},
       {"BACKENDBENCH_EARLY_SPARE", "backendbench_early_spare", {F::kTests}, "'auto', 'on' or 'off'",
        "a served executable's spare kernel worker, once a job takes it, is replaced at once (on) or once the job is "
        "answered (off): at once, a candidate coming sooner than a spare starts does not wait for it, but the new "

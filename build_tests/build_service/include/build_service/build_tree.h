@@ -75,6 +75,7 @@ class BuildTree {
   std::string results_directory() const;  // where the CTest entries write XML and verdicts
   std::string bench_executable() const;
   std::string test_executable(const std::string& suite) const;
+  std::string entry_client() const;  // backendbench-entry, built with every test executable
 
  private:
   std::map<std::string, std::string> cache() const;  // CMakeCache.txt, read once per call

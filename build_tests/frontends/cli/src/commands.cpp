@@ -15,6 +15,7 @@
 #include <torch/version.h>
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -23,7 +24,10 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -38,6 +42,7 @@
 #include "backendbench/settings.h"
 #include "backendbench/verdict.h"
 #include "build_service/build_tree.h"
+#include "build_service/entry_servers.h"
 #include "cli/compare.h"
 #include "cli/entry_packs.h"
 #include "cli/errors.h"
@@ -303,6 +308,7 @@ struct FolderEntry {
   size_t cost = 0;     // CTest starts the costliest first
   int gpu_slots = 0;   // slots of one GPU it takes (RESOURCE_GROUPS gpus:<n>); 0: none
   bool alone = false;  // RUN_SERIAL: beside no other entry (timing on the CPU)
+  bool runs_kernels = false;  // a job of a kernel or an op library (not the reference's)
 };
 
 // A CTest folder of the run's own (CTestTestfile.cmake), named and labelled as the build's
@@ -446,7 +452,7 @@ std::vector<FolderEntry> correctness_entries(const BuildTree& tree, const std::v
     command.push_back("--backendbench_verdicts=" + verdict_files.back());
     command.push_back("--case-timeout=" + case_timeout);
     folder.push_back({name, command, pack.size() == 1 ? first.suite + ";" + first.op + ";" + first.backend : first.suite,
-                      cases, gpus.gpus ? 1 : 0});
+                      cases, gpus.gpus ? 1 : 0, false, first.backend_facts.kind != "reference"});
   }
   return folder;
 }
@@ -563,11 +569,11 @@ std::string merged_benchmark_json(const std::vector<std::string>& outputs) {
 }
 
 // Runs one phase (ctest or ./bench), printing progress from the verdict files it appends to.
+// `start`: when the phase began (its supervisors' start included, for the correctness phase).
 int run_phase(const std::string& phase, const std::vector<std::string>& argv, const ProcessOptions& options,
-              const std::vector<std::string>& verdict_files, int64_t total) {
+              const std::vector<std::string>& verdict_files, int64_t total, Clock::time_point start = Clock::now()) {
   VerdictFollower follower(verdict_files);
   ProgressPrinter printer;
-  const auto start = Clock::now();
   ProgressCounts counts;
   const int status = run_process(argv, options, [&] {
     counts = follower.update();
@@ -952,14 +958,12 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   const int entries_at_once = (request.slurm ? request.slurm->tasks : 1) *
                               (gpus.gpus ? std::min(request.jobs, gpus.gpus * gpus.slots) : request.jobs);
   const std::string job_entries = logs + "/jobs", job_packs = logs + "/job_packs";
-  write_ctest_folder(job_entries,
-                     correctness_entries(tree, entries, salt, request.device, gpus,
-                                         request.pack_small_jobs ? pack_limit(static_cast<size_t>(cases),
-                                                                              cases_per_entry(tree, request), entries_at_once,
-                                                                              gpus.gpus > 0)
-                                                                 : 1,
-                                         job_packs, verdict_files),
-                     timeout);
+  std::vector<FolderEntry> correctness =
+      correctness_entries(tree, entries, salt, request.device, gpus,
+                          request.pack_small_jobs ? pack_limit(static_cast<size_t>(cases), cases_per_entry(tree, request),
+                                                               entries_at_once, gpus.gpus > 0)
+                                                  : 1,
+                          job_packs, verdict_files);
   ProcessOptions ctest_options = environment;
   // Each entry would otherwise start an intra-op thread per core (ATen's default): 16 entries on
   // the 64 cores of a 4-GPU host ran 1,024 threads, and every entry took twice as long as it did
@@ -970,9 +974,44 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   }
   ctest_options.log_path = logs + "/ctest.log";
   files::remove_tree(ctest_options.log_path);
+  // The supervisors kept for the phase (entry_servers.h), one per GPU slot of each test
+  // executable: an entry hands them its job instead of starting libtorch and CUDA itself. Not
+  // with Slurm, whose tasks run on other hosts.
+  std::optional<EntryServers> servers;
+  const auto correctness_started = Clock::now();
+  if (request.entry_servers && !request.slurm && !correctness.empty()) {
+    EntryServers::Plan plan;
+    // Per executable: as many servers on a GPU as entries may run there at once, but no more
+    // than it has entries; spare workers where it has entries of kernels, which they load from
+    // the build tree (the kernel libraries, the manifest).
+    const int at_once = gpus.gpus ? std::min(request.jobs, gpus.slots) : request.jobs;
+    std::map<std::string, EntryServers::Executable> served;
+    for (const FolderEntry& entry : correctness) {
+      EntryServers::Executable& executable = served[entry.command.front()];
+      if (executable.path.empty()) executable = {entry.command.front(), 0, false};
+      executable.per_gpu = std::min(at_once, executable.per_gpu + 1);
+      executable.spares = executable.spares || entry.runs_kernels;
+    }
+    for (const auto& [path, executable] : served) plan.executables.push_back(executable);
+    for (int gpu = 0; gpu < gpus.gpus; ++gpu) plan.gpus.push_back(std::to_string(gpu));
+    plan.kernel_root = tree.build();
+    plan.environment = ctest_options.environment;
+    plan.log_path = logs + "/servers.log";
+    servers.emplace(plan);
+    std::cout << "supervisors: " << servers->listening() << " of " << servers->started() << " listening after "
+              << std::fixed << std::setprecision(1) << seconds_since(correctness_started) << std::defaultfloat
+              << " s (--process-per-entry: none)\n";
+    for (FolderEntry& entry : correctness) {
+      entry.command.insert(entry.command.begin(), {tree.entry_client(), servers->prefix()});
+    }
+  }
+  write_ctest_folder(job_entries, correctness, timeout);
   const std::vector<std::string> ctest_command = phase_command(request, job_entries, "correctness", request.jobs, gpus,
                                                               staging.path() + "/junit.xml", {"--output-on-failure"});
-  const int ctest_status = entries.empty() ? 0 : run_phase("correctness", ctest_command, ctest_options, verdict_files, cases);
+  const int ctest_status =
+      entries.empty() ? 0 : run_phase("correctness", ctest_command, ctest_options, verdict_files, cases, correctness_started);
+  // Ending while the run reads the verdicts (waited for when the run ends).
+  if (servers) servers->close();
   if (ctest_status != 0 && ctest_status != 8) std::cerr << ctest_command.front() << " ended with status " << ctest_status << " (log: " << ctest_options.log_path << ")\n";
   gather_slurm_outputs(request, job_entries, ctest_options.log_path, staging.path() + "/junit.xml");
   files::remove_tree(job_entries);

@@ -30,4 +30,17 @@ namespace backendbench {
 // `settings`: the process's (Settings::serve_root is the kernel root).
 int serve_jobs(const Settings& settings, int in_fd, int out_fd);
 
+// Served CTest entries (`backendbench run`, backendbench-entry): the same requests, each on a
+// connection to the abstract Unix socket Settings::listen_address, one connection at a time: a
+// client that connects while another's request is taken gets {..., "busy": true} and tries the
+// next server. A request may leave out "kernel_manifest" (`default_manifest`, the executable's
+// own) and may set "case_timeout" (seconds); the response also counts "passed", "failed" and
+// "skipped" and gives the cases' time ("cases_ms"); the request's log gets one line per case. Writes {..., "listening": <address>}
+// on `out_fd` once it listens; ends when `control_fd` reaches its end (the planner stopped it, or
+// died). With Settings::serve_root, a spare worker waits for each request's kernels; without it,
+// a request of kernels starts its workers. A case that runs past twice the case timeout and 10 s
+// (a hanging reference) ends the process; its client's entry fails with the request's log.
+// Reachable only from this network namespace: a sandboxed worker has its own.
+int serve_entries(const Settings& settings, const std::string& default_manifest, int control_fd, int out_fd);
+
 }  // namespace backendbench

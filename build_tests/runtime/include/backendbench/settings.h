@@ -72,6 +72,11 @@ struct Settings {
   // A test executable that serves check jobs read from its standard input (job_service.h): the
   // folder under which their kernel manifests lie; "": it runs its tests once.
   std::string serve_root;
+  // A served executable that answers CTest entries (backendbench-entry) on this abstract Unix
+  // socket (language/job.h: served_entry_address) instead of requests on its standard input,
+  // until its standard input closes; "": none. Without serve_root it keeps no spare worker.
+  std::string listen_address;
+  bool serves() const { return !serve_root.empty() || !listen_address.empty(); }
   // Whether a served executable's spare worker, once a job takes it, is replaced at once rather
   // than once the job is answered (worker.h: replaces_spare_at_once); nullopt: by the cores.
   std::optional<bool> early_spare;

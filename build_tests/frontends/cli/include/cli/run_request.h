@@ -90,6 +90,9 @@ struct RunRequest {
   bool salt_given = false;
   bool sandbox = true;              // kernel workers in bubblewrap; false only with --no-sandbox
   bool pack_small_jobs = true;      // small correctness jobs share an entry (entry_packs.h); false with --one-job-per-entry
+  // Correctness entries served by supervisors kept across the phase (build_service's
+  // entry_servers.h); false with --process-per-entry (each entry its own test executable).
+  bool entry_servers = true;
   std::optional<GenerationChoice> generation;  // a generating backend: its kernels become the kernel folder
 };
 

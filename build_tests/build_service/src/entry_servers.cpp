@@ -1,0 +1,160 @@
+// The supervisors kept for a run's correctness phase; see entry_servers.h.
+#include "build_service/entry_servers.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include "language/job.h"
+
+extern char** environ;
+
+namespace backendbench::build {
+namespace {
+
+// "backendbench-<pid>-<random>": another run's sockets, or a stale name, are never this run's.
+std::string new_prefix() {
+  std::random_device random;
+  char text[64];
+  std::snprintf(text, sizeof(text), "backendbench-%d-%08x%08x", static_cast<int>(getpid()), random(), random());
+  return text;
+}
+
+// This process's environment with `extra` set over it.
+std::vector<std::string> environment_with(const std::map<std::string, std::string>& extra) {
+  std::vector<std::string> entries;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string text = *entry;
+    if (!extra.count(text.substr(0, text.find('=')))) entries.push_back(text);
+  }
+  for (const auto& [name, value] : extra) entries.push_back(name + "=" + value);
+  return entries;
+}
+
+}  // namespace
+
+EntryServers::EntryServers(const Plan& plan, double ready_seconds) : prefix_(new_prefix()) {
+  const std::vector<std::string> gpus = plan.gpus.empty() ? std::vector<std::string>{"cpu"} : plan.gpus;
+  const int log = ::open(plan.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  for (const Executable& served : plan.executables) {
+    const std::string& executable = served.path;
+    for (const std::string& gpu : gpus) {
+      std::map<std::string, std::string> extra = plan.environment;
+      if (gpu != "cpu") {
+        // The allocation CTest would give an entry of this GPU: the server binds to it as one.
+        extra["CTEST_RESOURCE_GROUP_COUNT"] = "1";
+        extra["CTEST_RESOURCE_GROUP_0"] = "gpus";
+        extra["CTEST_RESOURCE_GROUP_0_GPUS"] = "id:" + gpu + ",slots:1";
+      }
+      std::vector<std::string> environment = environment_with(extra);
+      std::vector<char*> environment_c;
+      for (std::string& entry : environment) environment_c.push_back(entry.data());
+      environment_c.push_back(nullptr);
+      for (int k = 0; k < served.per_gpu && k < kMostServedEntrySlots; ++k) {
+        std::vector<std::string> argv = {executable,
+                                         "--backendbench_listen=" + served_entry_address(prefix_, executable, gpu, k)};
+        if (served.spares && !plan.kernel_root.empty()) argv.push_back("--backendbench_serve=" + plan.kernel_root);
+        std::vector<char*> argv_c;
+        for (std::string& argument : argv) argv_c.push_back(argument.data());
+        argv_c.push_back(nullptr);
+        int to_child[2], from_child[2];
+        if (pipe2(to_child, O_CLOEXEC) != 0) break;
+        if (pipe2(from_child, O_CLOEXEC) != 0) {
+          ::close(to_child[0]);
+          ::close(to_child[1]);
+          break;
+        }
+        const pid_t pid = fork();
+        if (pid == 0) {
+          dup2(to_child[0], 0);
+          dup2(from_child[1], 1);
+          if (log >= 0) dup2(log, 2);
+          // It ends when its input does: when this object stops it, or this process dies.
+          execve(argv_c[0], argv_c.data(), environment_c.data());
+          _exit(127);
+        }
+        ::close(to_child[0]);
+        ::close(from_child[1]);
+        if (pid < 0) {
+          ::close(to_child[1]);
+          ::close(from_child[0]);
+          break;
+        }
+        servers_.push_back({pid, to_child[1], from_child[0]});
+      }
+    }
+  }
+  if (log >= 0) ::close(log);
+
+  // Each says {"listening": ...} on its output once its socket is bound.
+  std::vector<std::string> output(servers_.size());
+  std::vector<bool> done(servers_.size(), false);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(ready_seconds);
+  for (size_t waiting = servers_.size(); waiting > 0 && std::chrono::steady_clock::now() < deadline;) {
+    std::vector<pollfd> polled;
+    std::vector<size_t> which;
+    for (size_t i = 0; i < servers_.size(); ++i) {
+      if (done[i]) continue;
+      polled.push_back({servers_[i].from, POLLIN, 0});
+      which.push_back(i);
+    }
+    const int left_ms = static_cast<int>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count());
+    if (::poll(polled.data(), polled.size(), std::max(1, left_ms)) <= 0) continue;
+    for (size_t p = 0; p < polled.size(); ++p) {
+      if (!(polled[p].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const size_t i = which[p];
+      char buffer[1024];
+      const ssize_t got = ::read(servers_[i].from, buffer, sizeof(buffer));
+      if (got > 0) output[i].append(buffer, static_cast<size_t>(got));
+      const size_t end = output[i].find('\n');
+      if (got <= 0 || end != std::string::npos) {
+        done[i] = true;
+        --waiting;
+        const nlohmann::json line =
+            end == std::string::npos ? nlohmann::json() : nlohmann::json::parse(output[i].substr(0, end), nullptr, false);
+        if (line.is_object() && line.contains("listening")) ++listening_;
+      }
+    }
+  }
+}
+
+void EntryServers::close() {
+  for (Server& server : servers_) {
+    if (server.to >= 0) ::close(server.to);
+    if (server.from >= 0) ::close(server.from);
+    server.to = server.from = -1;
+  }
+}
+
+EntryServers::~EntryServers() {
+  // Each ends by itself once its input is closed, removing its workers' scratch folders; one
+  // still there after the grace is killed.
+  close();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (Server& server : servers_) {
+    int status = 0;
+    while (waitpid(server.pid, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        kill(server.pid, SIGKILL);
+        waitpid(server.pid, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  servers_.clear();
+}
+
+}  // namespace backendbench::build

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Served CTest entries (job_service.h: serve_entries; backendbench-entry): a test executable
+started with --backendbench_listen answers entries' jobs on an abstract Unix socket, and the client
+exits as the executable would. Checks, each of which fails the test:
+
+  1. a served aten job: exit 0, every verdict written by the server and passed, the output says
+     which server served it, and the same job run by the executable alone gives the same verdicts;
+  2. a job naming a case the suite lacks: exit 1, its verdict failed;
+  3. a server whose one slot is taken answers "busy": the client then runs the executable itself
+     (same verdicts, no "served by");
+  4. no server under the prefix: the client runs the executable itself;
+  5. an entry with an argument a request cannot carry (--gtest_filter) is never served;
+  6. the socket is out of a sandboxed process's reach: a connect from inside the kernels' sandbox
+     (backendbench-build-sandbox) fails where the same connect from here succeeds;
+  7. the server ends when its standard input closes.
+
+    served_entries.py --build build-dev --suite smoke --operator relu.default
+"""
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def job(suite, operator, cases=None):
+    document = {"schema": "backendbench-job", "version": 1, "suite": suite, "operator": operator, "backend": "aten",
+                "mode": "check", "device": "cpu"}
+    if cases:
+        document["cases"] = cases
+    return json.dumps(document)
+
+
+def verdicts_of(path):
+    if not os.path.exists(path):
+        return []
+    return [json.loads(line) for line in open(path) if line.strip()]
+
+
+def outcome(verdicts):
+    return sorted((verdict["case"], verdict["status"]) for verdict in verdicts)
+
+
+def connect(address):
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.connect("\0" + address)
+    return client
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", required=True)
+    parser.add_argument("--suite", required=True)
+    parser.add_argument("--operator", required=True)
+    args = parser.parse_args()
+    build = os.path.abspath(args.build)
+    executable = os.path.join(build, "backendbench_test_" + args.suite)
+    client = os.path.join(build, "backendbench-entry")
+    work = tempfile.mkdtemp(prefix="backendbench_served_entries_")
+    prefix = "backendbench-test-%d" % os.getpid()
+    address = prefix + "/" + os.path.basename(executable) + "/cpu/0"
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("CTEST_RESOURCE_GROUP")}
+
+    server = subprocess.Popen([executable, "--backendbench_listen=" + address], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=open(os.path.join(work, "server.log"), "w"), text=True,
+                              env=environment)
+    ready = json.loads(server.stdout.readline() or "{}")
+    if ready.get("listening") != address:
+        fail("the server did not say it listens on %s: %r (log: %s)" % (address, ready, work))
+
+    def entry(name, job_text, extra=(), use_prefix=prefix):
+        verdicts = os.path.join(work, name + ".verdicts.jsonl")
+        run = subprocess.run([client, use_prefix, executable, "--backendbench_job=" + job_text,
+                              "--backendbench_verdicts=" + verdicts, "--case-timeout=60", *extra],
+                             capture_output=True, text=True, env=environment, timeout=600)
+        return run, verdicts_of(verdicts)
+
+    # 1. served, and the same as the executable alone
+    served, served_verdicts = entry("served", job(args.suite, args.operator))
+    if served.returncode != 0 or "served by " + address not in served.stdout:
+        fail("a served aten job: exit %d, output:\n%s%s" % (served.returncode, served.stdout, served.stderr))
+    if not served_verdicts or any(verdict["status"] != "passed" for verdict in served_verdicts):
+        fail("a served aten job's verdicts: %r" % outcome(served_verdicts))
+    alone_verdicts_path = os.path.join(work, "alone.verdicts.jsonl")
+    alone = subprocess.run([executable, "--backendbench_job=" + job(args.suite, args.operator),
+                            "--backendbench_verdicts=" + alone_verdicts_path], capture_output=True, text=True,
+                           env=environment)
+    if alone.returncode != 0 or outcome(verdicts_of(alone_verdicts_path)) != outcome(served_verdicts):
+        fail("the executable alone: exit %d, %r against served %r" % (alone.returncode,
+             outcome(verdicts_of(alone_verdicts_path)), outcome(served_verdicts)))
+    print("served: %d cases passed, as the executable alone" % len(served_verdicts))
+
+    # 2. a failed case fails the entry
+    missing, missing_verdicts = entry("missing", job(args.suite, args.operator, ["no_such_case"]))
+    if missing.returncode != 1 or [verdict["status"] for verdict in missing_verdicts] != ["failed"]:
+        fail("a job of a missing case: exit %d, verdicts %r, output:\n%s" % (missing.returncode,
+             outcome(missing_verdicts), missing.stdout))
+    print("a missing case: exit 1, its verdict failed")
+
+    # 3. busy: a connection holds the one slot; the client runs the executable itself
+    holder = connect(address)
+    time.sleep(0.2)
+    busy, busy_verdicts = entry("busy", job(args.suite, args.operator))
+    holder.close()
+    if busy.returncode != 0 or "served by" in busy.stdout or outcome(busy_verdicts) != outcome(served_verdicts):
+        fail("beside a busy server: exit %d, verdicts %r, output:\n%s" % (busy.returncode, outcome(busy_verdicts),
+             busy.stdout))
+    print("busy: run by the executable itself, same verdicts")
+
+    # 4. no server under the prefix
+    unserved, unserved_verdicts = entry("unserved", job(args.suite, args.operator), use_prefix=prefix + "-none")
+    if unserved.returncode != 0 or "served by" in unserved.stdout or outcome(unserved_verdicts) != outcome(served_verdicts):
+        fail("without a server: exit %d, verdicts %r" % (unserved.returncode, outcome(unserved_verdicts)))
+    print("no server: run by the executable itself")
+
+    # 5. an argument a request cannot carry
+    filtered, _ = entry("filtered", job(args.suite, args.operator), extra=["--gtest_filter=*"])
+    if filtered.returncode != 0 or "served by" in filtered.stdout:
+        fail("an entry with --gtest_filter was served (or failed): exit %d\n%s" % (filtered.returncode, filtered.stdout))
+    print("--gtest_filter: not served")
+
+    # 6. out of the sandbox's reach
+    probe = ("import socket, sys\n"
+             "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+             "try:\n    s.connect('\\0' + sys.argv[1])\nexcept OSError as e:\n    print('refused', e.errno); sys.exit(0)\n"
+             "print('connected')\n")
+    sandbox = os.path.join(build, "backendbench-build-sandbox")
+    outside = subprocess.run(["/usr/bin/python3", "-c", probe, address], capture_output=True, text=True)
+    inside = subprocess.run([sandbox, "--", "/usr/bin/python3", "-c", probe, address], capture_output=True,
+                            text=True, env=dict(environment, BACKENDBENCH_SANDBOX="bwrap"))
+    if outside.stdout.strip() != "connected" or not inside.stdout.startswith("refused"):
+        fail("a connect from outside: %r; from the sandbox: %r %r" % (outside.stdout, inside.stdout, inside.stderr))
+    print("sandbox: refused inside (%s), connected outside" % inside.stdout.strip())
+
+    # 7. ends with its input
+    server.stdin.close()
+    try:
+        status = server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        fail("the server did not end when its standard input closed")
+    if status != 0:
+        fail("the server ended with status %d (log: %s)" % (status, work))
+    print("the server ended with its input")
+
+
+if __name__ == "__main__":
+    main()
