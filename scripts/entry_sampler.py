@@ -16,11 +16,13 @@ import time
 
 
 def is_server(pid):
-    """A supervisor `backendbench run` keeps for its entries (--backendbench_listen): not an entry."""
+    """A supervisor `backendbench run` keeps for its entries (--backendbench_listen): not an entry. Nor is a process
+    that is ending (its memory, command line and environment already gone: a supervisor the run stopped)."""
     try:
-        return b"--backendbench_listen=" in open(f"/proc/{pid}/cmdline", "rb").read()
+        command_line = open(f"/proc/{pid}/cmdline", "rb").read()
     except OSError:
-        return False
+        return True
+    return not command_line or b"--backendbench_listen=" in command_line
 
 
 def entry_processes(root):
