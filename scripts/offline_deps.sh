@@ -5,9 +5,9 @@
 #   scripts/offline_deps.sh FOLDER          here, with apt (downloads, extracts, writes FOLDER/env.sh)
 #   source FOLDER/env.sh                    there, from the folder's parent (PATH, CMAKE_PREFIX_PATH, ...)
 # GoogleTest, Google Benchmark, CLI11 and nlohmann-json are what the build links or includes;
-# libcurl only lets the configure step find it (the llm clients' library; a linker flag lets the
-# command link without curl's own dependencies); bubblewrap is the kernels' sandbox (with libcap
-# and libselinux beside it, used only where the machine lacks them).
+# libcurl is the llm clients' library (a linker flag lets the command link without curl's own
+# dependencies; those the machine lacks at run time come from curl_libraries); bubblewrap is the
+# kernels' sandbox (with libcap and libselinux beside it, used only where the machine lacks them).
 set -euo pipefail
 folder=$(realpath -m "${1:?usage: scripts/offline_deps.sh FOLDER}")
 mkdir -p "$folder/root" "$folder/extra"
@@ -19,6 +19,15 @@ for deb in "$downloads"/*.deb; do dpkg -x "$deb" "$folder/root"; done
 rm -f "$downloads"/*.deb
 (cd "$downloads" && apt-get download libcap2 libselinux1 libpcre2-8-0 >/dev/null)
 for deb in "$downloads"/*.deb; do dpkg -x "$deb" "$folder/extra"; done
+rm -f "$downloads"/*.deb
+# libcurl's own libraries, of which env.sh puts only those the machine lacks on the library path
+# (an H200 image had no libssh2 or libldap, so the command did not start there).
+mkdir -p "$folder/curl_libraries"
+(cd "$downloads" && apt-get download libssh2-1 librtmp1 libnghttp2-14 libpsl5 libbrotli1 libldap-2.5-0 libsasl2-2 \
+                                    libgssapi-krb5-2 libkrb5-3 libk5crypto3 libkrb5support0 libkeyutils1 libidn2-0 \
+                                    libunistring2 libgnutls30 libhogweed6 libnettle8 libp11-kit0 libtasn1-6 libffi8 \
+                                    libgmp10 >/dev/null)
+for deb in "$downloads"/*.deb; do dpkg -x "$deb" "$folder/curl_libraries"; done
 name=$(basename "$folder")
 cat >"$folder/env.sh" <<ENV
 # Sourced from the folder above $name (scripts/offline_deps.sh wrote it).
@@ -40,6 +49,15 @@ export CMAKE_INCLUDE_PATH="\$d/root/usr/include"
 export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
 export LDFLAGS="-Wl,--allow-shlib-undefined"
 export LD_LIBRARY_PATH="\${LD_LIBRARY_PATH:+\$LD_LIBRARY_PATH:}\$d/root/usr/lib/x86_64-linux-gnu"
+# What libcurl needs and the machine lacks, linked from curl_libraries (nothing the machine has is shadowed).
+mkdir -p "\$d/missing"
+export LD_LIBRARY_PATH="\$LD_LIBRARY_PATH:\$d/missing"
+for round in 1 2 3 4; do  # a library found may itself need one that is missing
+  for lib in \$(ldd "\$d/root/usr/lib/x86_64-linux-gnu/libcurl.so.4" | awk '/not found/ {print \$1}'); do
+    found=\$(find "\$d/curl_libraries" -name "\$lib" | head -1)
+    [ -n "\$found" ] && ln -sf "\$(realpath "\$found")" "\$d/missing/\$lib"
+  done
+done
 export BACKENDBENCH_NO_INSTALL=1
 ENV
 du -sh "$folder"
