@@ -16,9 +16,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "build_service/process.h"
 #include "language/job.h"
-
-extern char** environ;
 
 namespace backendbench::build {
 namespace {
@@ -29,17 +28,6 @@ std::string new_prefix() {
   char text[64];
   std::snprintf(text, sizeof(text), "backendbench-%d-%08x%08x", static_cast<int>(getpid()), random(), random());
   return text;
-}
-
-// This process's environment with `extra` set over it.
-std::vector<std::string> environment_with(const std::map<std::string, std::string>& extra) {
-  std::vector<std::string> entries;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    const std::string text = *entry;
-    if (!extra.count(text.substr(0, text.find('=')))) entries.push_back(text);
-  }
-  for (const auto& [name, value] : extra) entries.push_back(name + "=" + value);
-  return entries;
 }
 
 }  // namespace

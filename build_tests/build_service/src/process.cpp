@@ -19,7 +19,6 @@
 extern char** environ;
 
 namespace backendbench::build {
-namespace {
 
 std::vector<std::string> environment_with(const std::map<std::string, std::string>& added) {
   std::vector<std::string> entries;
@@ -31,6 +30,8 @@ std::vector<std::string> environment_with(const std::map<std::string, std::strin
   for (const auto& [name, value] : added) entries.push_back(name + "=" + value);
   return entries;
 }
+
+namespace {
 
 std::vector<char*> pointers(std::vector<std::string>& strings) {
   std::vector<char*> result;

@@ -8,7 +8,6 @@
 
 #include <ATen/ATen.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -78,7 +77,9 @@ void print_case(const Verdict& verdict) {
 // Runs one request's jobs; returns what its verdicts came to. Throws when the jobs cannot run
 // at all (a bad request, a manifest that does not load): the response's error.
 // `default_manifest`: the kernels of a request that names none ("": it must name one).
-RequestCounts run_request(const json& request, const Settings& process_settings, const std::string& default_manifest) {
+// `print_cases`: one line per case on standard error (served entries, whose log is their output).
+RequestCounts run_request(const json& request, const Settings& process_settings, const std::string& default_manifest,
+                          bool print_cases) {
   if (!request.is_object() || request.value("schema", "") != kJobRequestSchema ||
       request.value("version", 0) != kJobServiceVersion) {
     throw std::runtime_error(std::string("not a version ") + std::to_string(kJobServiceVersion) + " " + kJobRequestSchema);
@@ -104,11 +105,7 @@ RequestCounts run_request(const json& request, const Settings& process_settings,
   Settings worker_settings = settings;
   if (worker_settings.case_timeout_seconds == 0) worker_settings = settings_for(settings.jobs.front(), settings);
   // As in a run of the tests, jobs of the backends this process has (aten) start no worker.
-  const bool builtin_only = std::all_of(settings.jobs.begin(), settings.jobs.end(), [](const Job& job) {
-    const Backend* backend = backends().find(job.op, job.backend);
-    return backend != nullptr && backend->kind() != Backend::Kind::kKernel;
-  });
-  if (!builtin_only) start_kernel_workers(settings.kernel_manifest, worker_settings);
+  if (!needs_no_kernel_worker(settings.jobs)) start_kernel_workers(settings.kernel_manifest, worker_settings);
   start_verdicts(settings.verdicts_path);
   g_case_limit_ms = settings.case_timeout_seconds > 0 ? int64_t{settings.case_timeout_seconds} * 2000 + 10000 : 0;
   RequestCounts counts;
@@ -121,7 +118,7 @@ RequestCounts run_request(const json& request, const Settings& process_settings,
       const Verdict verdict = run_job_case(job, c);
       g_case_started_ms = -1;
       append_verdict(settings.verdicts_path, verdict);
-      print_case(verdict);
+      if (print_cases) print_case(verdict);
       ++counts.written;
       ++(verdict.status == Verdict::Status::kPassed   ? counts.passed
          : verdict.status == Verdict::Status::kFailed ? counts.failed
@@ -180,7 +177,8 @@ json response_header() { return {{"schema", kJobResponseSchema}, {"version", kJo
 
 // Answers one request line. `python`: whether its kernels were Python's (read before the answer:
 // once answered, the planner may remove the request's files).
-json answer(const std::string& line, const Settings& settings, const std::string& default_manifest, bool& python) {
+json answer(const std::string& line, const Settings& settings, const std::string& default_manifest, bool print_cases,
+            bool& python) {
   json response = response_header();
   const json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
   python = false;
@@ -195,7 +193,7 @@ json answer(const std::string& line, const Settings& settings, const std::string
   std::optional<ErrorsTo> errors;
   if (!log.empty()) errors.emplace(log);
   try {
-    const RequestCounts counts = run_request(request, settings, default_manifest);
+    const RequestCounts counts = run_request(request, settings, default_manifest, print_cases);
     response["verdicts"] = counts.written;
     response["passed"] = counts.passed;
     response["failed"] = counts.failed;
@@ -275,7 +273,7 @@ int serve_jobs(const Settings& settings, int in_fd, int out_fd) {
     while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
     if (line.empty()) continue;
     bool python = false;
-    const json response = answer(line, settings, "", python);
+    const json response = answer(line, settings, "", /*print_cases=*/false, python);
     const bool answered = write_line(out_fd, dumped(response));
     // The next one's spare starts while the planner reads the verdicts (and builds its next
     // candidate).
@@ -302,10 +300,9 @@ int serve_entries(const Settings& settings, const std::string& default_manifest,
   }
   // The planner starts its entries once every server says it listens; CUDA starts after that,
   // while the first entries connect (they wait in the socket's backlog).
-  if (!write_line(out_fd, dumped(json{{"schema", kJobResponseSchema}, {"version", kJobServiceVersion},
-                                      {"listening", settings.listen_address}}))) {
-    return 2;
-  }
+  json listening_line = response_header();
+  listening_line["listening"] = settings.listen_address;
+  if (!write_line(out_fd, dumped(listening_line))) return 2;
   // CUDA starts once here, not in the first entry's first case.
   if (reference_device(settings).is_cuda()) {
     try {
@@ -322,30 +319,24 @@ int serve_entries(const Settings& settings, const std::string& default_manifest,
     bool ending = false;  // the planner closed our standard input
   };
   Shared& shared = *new Shared;
-  std::mutex& mutex = shared.mutex;
-  std::condition_variable& changed = shared.changed;
-  int& taken = shared.taken;
-  bool& ending = shared.ending;
   // Connections are accepted as they come: the first while none is taken becomes the next
   // request; any other is told "busy" at once, and its client tries the next server.
   std::thread([&shared, listening] {
-    std::mutex& mutex = shared.mutex;
-    std::condition_variable& changed = shared.changed;
-    int& taken = shared.taken;
-    bool& ending = shared.ending;
     for (;;) {
       const int connection = ::accept4(listening, nullptr, nullptr, SOCK_CLOEXEC);
       if (connection < 0) {
         if (errno == EINTR || errno == ECONNABORTED) continue;
         return;
       }
-      std::unique_lock<std::mutex> lock(mutex);
-      if (taken < 0 && !ending) {
-        taken = connection;
-        changed.notify_all();
+      std::unique_lock<std::mutex> lock(shared.mutex);
+      if (shared.taken < 0 && !shared.ending) {
+        shared.taken = connection;
+        shared.changed.notify_all();
       } else {
         lock.unlock();
-        (void)write_line(connection, dumped(json{{"schema", kJobResponseSchema}, {"version", kJobServiceVersion}, {"busy", true}}));
+        json busy = response_header();
+        busy["busy"] = true;
+        (void)write_line(connection, dumped(busy));
         ::close(connection);
       }
     }
@@ -376,19 +367,19 @@ int serve_entries(const Settings& settings, const std::string& default_manifest,
   for (;;) {
     int connection = -1;
     {
-      std::unique_lock<std::mutex> lock(mutex);
-      changed.wait(lock, [&] { return taken >= 0 || ending; });
-      if (ending && taken < 0) break;
-      connection = taken;
+      std::unique_lock<std::mutex> lock(shared.mutex);
+      shared.changed.wait(lock, [&] { return shared.taken >= 0 || shared.ending; });
+      if (shared.ending && shared.taken < 0) break;
+      connection = shared.taken;
     }
     bool python = false;
     const std::optional<std::string> line = read_request_line(connection);
-    const json response = line ? answer(*line, settings, default_manifest, python) : json();
+    const json response = line ? answer(*line, settings, default_manifest, /*print_cases=*/true, python) : json();
     {
       // Free before the client has its answer, so that the entry CTest starts after it is never
       // told "busy" here; its request waits for the workers' change below.
-      std::lock_guard<std::mutex> lock(mutex);
-      taken = -1;
+      std::lock_guard<std::mutex> lock(shared.mutex);
+      shared.taken = -1;
     }
     if (line) (void)write_line(connection, dumped(response));
     ::close(connection);

@@ -1,6 +1,8 @@
 // Running a job in the supervisor; see run_job.h.
 #include "backendbench/run_job.h"
 
+#include <algorithm>
+
 #include <map>
 #include <memory>
 #include <string_view>
@@ -95,6 +97,13 @@ std::vector<ResolvedJob> resolve_jobs(const std::vector<Job>& jobs, const Settin
     resolved.push_back(std::move(r));
   }
   return resolved;
+}
+
+bool needs_no_kernel_worker(const std::vector<Job>& jobs) {
+  return !jobs.empty() && std::all_of(jobs.begin(), jobs.end(), [](const Job& job) {
+    const Backend* backend = backends().find(job.op, job.backend);
+    return backend != nullptr && backend->kind() != Backend::Kind::kKernel;
+  });
 }
 
 std::vector<Job> every_job(Job::Mode mode, bool with_calibration) {

@@ -8,6 +8,7 @@
 
 #include "backendbench/backend.h"
 #include "backendbench/gpu_slot.h"
+#include "backendbench/run_job.h"
 #include "backendbench/verdict.h"
 #include "backendbench/worker.h"
 
@@ -26,16 +27,9 @@ std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, con
     // Before anything starts CUDA: the GPU CTest gave this entry, if it gave one.
     if (const std::optional<GpuSlot> slot = bind_ctest_gpu_slot()) settings.gpu = slot->visible;
     if (!settings.job_argument.empty()) settings.jobs = jobs_from_argument(settings.job_argument);
-    // Kernel code runs only in kernel workers (worker.h), never in this process; jobs that name
-    // only the backends this process has from the start (aten, the calibration backends) need
-    // none, and start none (a worker starts libtorch and loads every kernel library).
-    const bool builtin_only =
-        !settings.jobs.empty() && std::all_of(settings.jobs.begin(), settings.jobs.end(), [](const Job& job) {
-          const Backend* backend = backends().find(job.op, job.backend);
-          return backend != nullptr && backend->kind() != Backend::Kind::kKernel;
-        });
-    // A served supervisor starts the workers of each request's manifest (job_service.h).
-    if (!builtin_only && !settings.serves()) {
+    // Kernel code runs only in kernel workers (worker.h), never in this process. A served
+    // supervisor starts the workers of each request's manifest (job_service.h).
+    if (!needs_no_kernel_worker(settings.jobs) && !settings.serves()) {
       start_kernel_workers(settings.kernel_manifest.empty() ? kernel_manifest : settings.kernel_manifest.c_str(), settings);
     }
     // A worker of a supervising ./bench adds to the verdicts its supervisor started.

@@ -25,6 +25,9 @@ constexpr int kProcessTimedOut = 124;
 int run_process(const std::vector<std::string>& argv, const ProcessOptions& options,
                 const std::function<void()>& poll = nullptr, double poll_seconds = 0.5);
 
+// This process's environment ("NAME=value" entries) with `added` set over it.
+std::vector<std::string> environment_with(const std::map<std::string, std::string>& added);
+
 // The path of an executable `program` in a folder of PATH; "" when there is none.
 std::string find_on_path(const std::string& program);
 

@@ -36,6 +36,11 @@ struct ResolvedJob {
 
 std::vector<ResolvedJob> resolve_jobs(const std::vector<Job>& jobs, const Settings& settings, bool with_calibration);
 
+// Whether `jobs` (at least one) name only backends this process has from the start (aten, the
+// calibration backends): they need no kernel worker, and start none (a worker starts libtorch
+// and loads every kernel library).
+bool needs_no_kernel_worker(const std::vector<Job>& jobs);
+
 // What an executable runs when given no job: one job per (operator, backend) it has, every case,
 // in registration order (the reference first).
 std::vector<Job> every_job(Job::Mode mode, bool with_calibration);
