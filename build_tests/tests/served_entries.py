@@ -134,8 +134,9 @@ def main():
              "print('connected')\n")
     sandbox = os.path.join(build, "backendbench-build-sandbox")
     outside = subprocess.run(["/usr/bin/python3", "-c", probe, address], capture_output=True, text=True)
+    # From "/": the sandbox hides /tmp and $HOME, where a checkout may lie.
     inside = subprocess.run([sandbox, "--", "/usr/bin/python3", "-c", probe, address], capture_output=True,
-                            text=True, env=dict(environment, BACKENDBENCH_SANDBOX="bwrap"))
+                            text=True, env=dict(environment, BACKENDBENCH_SANDBOX="bwrap"), cwd="/")
     if outside.stdout.strip() != "connected" or not inside.stdout.startswith("refused"):
         fail("a connect from outside: %r; from the sandbox: %r %r" % (outside.stdout, inside.stdout, inside.stderr))
     print("sandbox: refused inside (%s), connected outside" % inside.stdout.strip())
