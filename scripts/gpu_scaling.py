@@ -17,7 +17,7 @@ writes it to <out>/scaling.json.
 
 Usage: scripts/gpu_scaling.py --backendbench build/backendbench --traces DIR [--build build-scaling]
        [--out scaling_results] [--topn 5] [--kernels directory | --cuda-kernels-only] [--kernel-ops relu,add]
-       [--gpu-slots 4] [--skip-aten | --skip-kernels] [--run-args '--one-job-per-entry']
+       [--gpu-slots 4] [--rounds 1] [--skip-aten | --skip-kernels] [--run-args '--one-job-per-entry']
 """
 import argparse
 import json
@@ -54,8 +54,19 @@ def entry_times(junit_path):
     for case in ElementTree.parse(junit_path).iter("testcase"):
         output = case.findtext("system-out") or ""
         ran = re.findall(r"tests? from \d+ test suites? ran\. \((\d+) ms total\)", output)
-        times[case.get("name")] = (float(case.get("time", 0)), int(ran[-1]) / 1000 if ran else 0.0)
+        served = re.findall(r"\(served by \S+ in (\d+) ms; waited (\d+) ms, handled in (\d+) ms\)", output)
+        times[case.get("name")] = (float(case.get("time", 0)), int(ran[-1]) / 1000 if ran else 0.0,
+                                   int(served[-1][0]) / 1000 if served else None,
+                                   int(served[-1][1]) / 1000 if served else None,
+                                   int(served[-1][2]) / 1000 if served else None)
     return times
+
+
+def supervisor_starts(log_path):
+    """Each served-entry supervisor's CUDA start in seconds, from the run's servers.log."""
+    if not os.path.exists(log_path):
+        return []
+    return [int(ms) / 1000 for ms in re.findall(r"CUDA started in (\d+) ms", open(log_path, errors="replace").read())]
 
 
 def cuda_kernels_only(folder, into):
@@ -93,9 +104,28 @@ def run(options, name, visible, arguments):
     times = entry_times(os.path.join(out, "junit.xml"))
     if times:
         result["entries"] = len(times)
-        result["entry_seconds_total"] = round(sum(t for t, _ in times.values()), 1)
-        result["case_seconds_total"] = round(sum(c for _, c in times.values()), 1)
-        result["longest_entries"] = sorted(((round(t, 1), n) for n, (t, _) in times.items()), reverse=True)[:5]
+        result["entry_seconds_total"] = round(sum(t[0] for t in times.values()), 1)
+        result["case_seconds_total"] = round(sum(t[1] for t in times.values()), 1)
+        # Served entries: the request's seconds as the client saw them (connect to answer); an
+        # entry's time beyond its request is the client's own, the request's beyond its cases
+        # the supervisor's (waiting for CUDA, making the job's cases, writing verdicts).
+        served = [t for t in times.values() if t[2] is not None]
+        result["served_entries"] = len(served)
+        if served:
+            # seconds: the requests as their clients saw them; of which waiting for the supervisor
+            # (its CUDA start, its last request's end); handled beyond the cases (the job's set-up,
+            # the verdicts file); and the rest, the socket and the answer's way back.
+            result["request_seconds_total"] = round(sum(t[2] for t in served), 1)
+            result["request_waited_seconds_total"] = round(sum(t[3] for t in served), 1)
+            result["request_handled_beyond_cases_seconds_total"] = round(sum(t[4] - t[1] for t in served), 1)
+            result["request_waited_worst"] = round(max(t[3] for t in served), 2)
+        result["longest_entries"] = sorted(((round(t[0], 1), n) for n, t in times.items()), reverse=True)[:5]
+    starts = supervisor_starts(os.path.join(options.build, "backendbench_logs", "servers.log"))
+    if starts:
+        result["supervisors_cuda_start_s"] = {"count": len(starts), "median": round(statistics.median(starts), 2),
+                                              "max": round(max(starts), 2)}
+    if os.path.exists(os.path.join(options.build, "backendbench_logs", "servers.log")):
+        shutil.copy(os.path.join(options.build, "backendbench_logs", "servers.log"), out + ".servers.log")
     result["omp_num_threads"] = {kind: sorted(map(str, values)) for kind, values in sampler.threads.items()}
     for verdict in verdicts:
         gpu = verdict.get("gpu", "none")
@@ -134,6 +164,7 @@ def main():
     parser.add_argument("--kernel-ops", default="", help="operators of the kernel runs (C++ kernels run on the CPU: "
                         "on TorchBench's largest inputs they take minutes a case)")
     parser.add_argument("--gpu-slots", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=1, help="aten runs on 1 GPU and on all, this many times in turns")
     parser.add_argument("--skip-aten", action="store_true")
     parser.add_argument("--skip-kernels", action="store_true")
     parser.add_argument("--run-args", default="", help="more arguments for every run, e.g. --one-job-per-entry "
@@ -149,11 +180,20 @@ def main():
     suite = ["--suite", "torchbench", "--traces", options.traces]
     if not options.skip_aten:
         aten = [*suite, "--backend", "aten", "--no-timing"]
-        one, _ = run(options, "aten_1gpu", "0", aten)
-        many, verdicts = run(options, f"aten_{gpus}gpus", None, aten)
-        summary["aten"] = {"one_gpu": one, "all_gpus": many}
-        if one["correctness_s"] and many["correctness_s"]:
-            summary["aten"]["efficiency"] = round(one["correctness_s"] / (gpus * many["correctness_s"]), 3)
+        # Rounds in turns, 1 GPU then all: the first 1-GPU run of a new build is planned by case
+        # counts, every later run by the times of the run before it (logs/case_costs.json).
+        rounds = []
+        for round_number in range(1, options.rounds + 1):
+            tag = "" if round_number == 1 else f".{round_number}"
+            one, _ = run(options, f"aten_1gpu{tag}", "0", aten)
+            many, verdicts = run(options, f"aten_{gpus}gpus{tag}", None, aten)
+            efficiency = (round(one["correctness_s"] / (gpus * many["correctness_s"]), 3)
+                          if one["correctness_s"] and many["correctness_s"] else None)
+            rounds.append({"one_gpu": one, "all_gpus": many, "efficiency": efficiency})
+        summary["aten"] = dict(rounds[0])
+        if len(rounds) > 1:
+            summary["aten"]["rounds"] = [{"one_gpu_s": r["one_gpu"]["correctness_s"], "all_gpus_s": r["all_gpus"]["correctness_s"],
+                                          "efficiency": r["efficiency"]} for r in rounds]
     if not options.skip_kernels:
         summary["kernels"] = kernel_runs(options, suite)
     text = json.dumps(summary, indent=1)

@@ -37,6 +37,9 @@ TEST(Verdict, JsonCarriesTheSchemaAndEveryField) {
   EXPECT_EQ(json["checks"][0]["check"], "outputs");
   EXPECT_EQ(json["flags"][0], "suspect");
   EXPECT_TRUE(json["timing"].is_null());
+  EXPECT_FALSE(json.contains("case_ms"));  // a verdict no process ran (the planner's) says no time
+  verdict.case_ms = 37;
+  EXPECT_EQ(nlohmann::json::parse(verdict_json(verdict))["case_ms"], 37);
 }
 
 TEST(Verdict, JsonReadsBackAsTheSameVerdict) {
@@ -49,7 +52,9 @@ TEST(Verdict, JsonReadsBackAsTheSameVerdict) {
   verdict.checks = {{"outputs", false, "wrong"}};
   verdict.timing = TimingFigures{10, 5, 5, 2};
   verdict.flags = {"suspect"};
+  verdict.case_ms = 12;
   const Verdict back = verdict_from_json(verdict_json(verdict));
+  EXPECT_EQ(back.case_ms, 12);
   EXPECT_EQ(verdict_json(back), verdict_json(verdict));
   EXPECT_THROW(verdict_from_json("{\"schema\": \"other\"}"), std::invalid_argument);
   EXPECT_THROW(verdict_from_json("not json"), std::invalid_argument);
@@ -63,6 +68,7 @@ TEST(Verdict, ALineWithOnlySomeFieldsReadsWithDefaults) {
   EXPECT_EQ(sparse.status, Verdict::Status::kFailed);
   EXPECT_TRUE(sparse.checks.empty());
   EXPECT_EQ(sparse.trace_line, 0);
+  EXPECT_EQ(sparse.case_ms, -1);
 }
 
 TEST(Verdict, ABadLineIsLocatedInItsFile) {

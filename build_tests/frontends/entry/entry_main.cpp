@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -163,6 +164,7 @@ int main(int argc, char** argv) {
 
   for (int k = 0; k < backendbench::kMostServedEntrySlots; ++k) {
     const std::string address = backendbench::served_entry_address(prefix, executable, *gpu, k);
+    const auto connected = std::chrono::steady_clock::now();
     const int connection = connect_to(address);
     if (connection < 0) continue;  // not started, or it ended (an abstract name costs no file to try)
     if (!send_line(connection, request.dump())) {
@@ -172,6 +174,8 @@ int main(int argc, char** argv) {
     const std::optional<json> response = read_response(connection);
     ::close(connection);
     if (response && response->is_object() && response->value("busy", false)) continue;
+    const auto answered_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - connected).count();
     // The outcome first, then the log: CTest keeps only the start of a long output.
     int status = 1;
     if (!response || !response->is_object() || response->value("schema", "") != backendbench::kJobResponseSchema) {
@@ -183,7 +187,9 @@ int main(int argc, char** argv) {
       const size_t passed = response->value("passed", size_t{0}), failed = response->value("failed", size_t{0}),
                    skipped = response->value("skipped", size_t{0});
       std::cout << "backendbench-entry: " << passed << " passed, " << failed << " failed, " << skipped
-                << " skipped (served by " << address << ")\n";
+                << " skipped (served by " << address << " in " << answered_ms << " ms; waited "
+                << response->value("waited_ms", int64_t{0}) << " ms, handled in " << response->value("served_ms", int64_t{0})
+                << " ms)\n";
       // GoogleTest's summary line too, which tools read from CTest's JUnit (scripts/gpu_scaling.py).
       std::cout << "[==========] " << passed + failed + skipped << " tests from 1 test suite ran. ("
                 << response->value("cases_ms", int64_t{0}) << " ms total)\n";

@@ -2,6 +2,7 @@
 #include "backendbench/run_job.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <map>
 #include <memory>
@@ -121,7 +122,9 @@ std::vector<Job> every_job(Job::Mode mode, bool with_calibration) {
   return jobs;
 }
 
-Verdict run_job_case(const ResolvedJob& job, size_t index) {
+namespace {
+
+Verdict run_job_case_untimed(const ResolvedJob& job, size_t index) {
   if (!job.problem.empty()) return failed(job, index, job.problem);
   const CaseSpec* spec = job.cases.at(index);
   if (spec == nullptr) {
@@ -140,6 +143,16 @@ Verdict run_job_case(const ResolvedJob& job, size_t index) {
   } catch (const std::exception& error) {
     return failed(job, index, error.what());
   }
+}
+
+}  // namespace
+
+Verdict run_job_case(const ResolvedJob& job, size_t index) {
+  const auto started = std::chrono::steady_clock::now();
+  Verdict verdict = run_job_case_untimed(job, index);
+  verdict.case_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+  return verdict;
 }
 
 }  // namespace backendbench

@@ -61,6 +61,7 @@ std::string verdict_json(const Verdict& verdict) {
   }
   document["checks"] = checks;
   if (!verdict.gpu.empty()) document["gpu"] = verdict.gpu;  // only where CTest gave the entry a GPU
+  if (verdict.case_ms >= 0) document["case_ms"] = verdict.case_ms;  // only where a process ran the case
   if (verdict.timing) {
     const TimingFigures& t = *verdict.timing;
     document["timing"] = {{"reference_us", t.reference_us}, {"kernel_us", t.kernel_us},
@@ -108,6 +109,7 @@ Verdict verdict_from_json(const std::string& line) {
                                          : Verdict::Status::kFailed;
   verdict.skip_reason = json.value("skip_reason", "");
   verdict.draws = json.value("draws", 0);
+  verdict.case_ms = json.value("case_ms", int64_t{-1});
   verdict.failed_draw = json.value("failed_draw", 0);
   const std::string salt = json.value("salt", "0x0");
   const std::optional<uint64_t> parsed_salt = parse_salt(salt);

@@ -44,6 +44,7 @@
 #include "build_service/build_tree.h"
 #include "build_service/entry_servers.h"
 #include "cli/compare.h"
+#include "cli/entry_costs.h"
 #include "cli/entry_packs.h"
 #include "cli/errors.h"
 #include "cli/findings.h"
@@ -240,11 +241,12 @@ std::vector<Entry> selected_entries(const BuildTree& tree, const RunRequest& req
 
 // The entry as a job (part `part` of it, 1-based; 0: all of it): its operator's cases on its
 // backend, with the run's salt and device.
-Job job_of(const Entry& entry, Job::Mode mode, uint64_t salt, const std::string& device, int part = 0) {
+// `parts`: how many the entry's cases are cut into here (0: the entry's own split).
+Job job_of(const Entry& entry, Job::Mode mode, uint64_t salt, const std::string& device, int part = 0, int parts = 0) {
   Job job{entry.suite, entry.op, entry.backend, mode};
   job.salt = salt;
   if (!device.empty()) job.device = device;
-  if (part) job.part = part, job.parts = entry.parts;
+  if (part) job.part = part, job.parts = parts ? parts : entry.parts;
   return job;
 }
 
@@ -397,49 +399,118 @@ void gather_slurm_outputs(const RunRequest& request, const std::string& folder, 
   if (!junit.empty()) write_whole(junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>" + suites + "\n</testsuites>\n");
 }
 
+// How the correctness phase's entries are cut. By counts: an entry per part of the build's split,
+// the reference's small jobs packed up to `limit` cases, the most cases first. By the time the
+// cases took in earlier runs (entry_costs.h; when `costs` knows some of them): the costliest
+// first; and where entries are served (cheap to start), an operator split until no part is
+// longer than longest_entry_ms and small jobs packed up to it.
+struct EntryCuts {
+  size_t limit = 1;                  // most cases in a pack, by counts
+  const CaseCosts* costs = nullptr;  // earlier runs' times; null or empty: by counts
+  bool served = false;               // the entries are served: split and pack by time
+  int at_once = 1;                   // entries run at once
+  bool on_cuda = false;              // the run's device
+};
+
 // The correctness phase's CTest entries, each taking one slot of a GPU: each part of an entry,
-// with the reference's small ones of a suite packed into one entry of at most `limit` cases (entry_packs.h), whose
-// jobs it reads from a JSON Lines file in `packs_folder`. `verdict_files` gets the file each
-// entry writes its verdicts to, removed first (a stale one from an earlier run must not count).
+// with the reference's small ones of a suite packed into one entry (entry_packs.h), whose jobs it
+// reads from a JSON Lines file in `packs_folder`. `verdict_files` gets the file each entry writes
+// its verdicts to, removed first (a stale one from an earlier run must not count). `by_time` says
+// whether earlier runs' times planned them.
 std::vector<FolderEntry> correctness_entries(const BuildTree& tree, const std::vector<Entry>& entries, uint64_t salt,
-                                             const std::string& device, const GpuPlan& gpus, size_t limit,
-                                             const std::string& packs_folder, std::vector<std::string>& verdict_files) {
+                                             const std::string& device, const GpuPlan& gpus, const EntryCuts& cuts,
+                                             const std::string& packs_folder, std::vector<std::string>& verdict_files,
+                                             bool& by_time) {
   const std::string case_timeout = tree.cached("BACKENDBENCH_CASE_TIMEOUT").value_or("120");
+  // Milliseconds per case of each entry: as measured before; an operator never run before costs
+  // what the median one of this run did.
+  std::vector<std::optional<double>> measured;
+  std::vector<double> known;
+  for (const Entry& entry : entries) {
+    measured.push_back(cuts.costs == nullptr ? std::nullopt
+                                             : cuts.costs->per_case(entry.suite, entry.op, entry.backend,
+                                                                    entry.backend_facts.runs_on_cpu(cuts.on_cuda) ? "cpu" : "cuda"));
+    if (measured.back()) known.push_back(*measured.back());
+  }
+  by_time = !known.empty();
+  double typical = 1.0, total_ms = 0;
+  if (by_time) {
+    std::nth_element(known.begin(), known.begin() + static_cast<std::ptrdiff_t>(known.size() / 2), known.end());
+    typical = known[known.size() / 2];
+  }
+  std::vector<double> per_case;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    per_case.push_back(measured[i].value_or(typical));
+    total_ms += per_case.back() * static_cast<double>(entries[i].cases.size());
+  }
+  const bool cut_by_time = by_time && cuts.served;
+  const double longest_ms = longest_entry_ms(total_ms, cuts.at_once);
+
   struct Part {
     const Entry* entry;
-    size_t k;
+    int part, parts;  // part (1-based; 0: the whole entry) of parts
+    std::string name, verdicts;
+    double ms;  // estimated
   };
   std::vector<Part> parts;
   std::vector<PackUnit> units;
-  for (const Entry& entry : entries) {
-    for (size_t k = 0; k < entry.ctest_names.size(); ++k) {
-      parts.push_back({&entry, k});
-      units.push_back({entry.suite, entry.part_cases(k), entry.parts > 0 || entry.backend_facts.kind != "reference"});
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const Entry& entry = entries[i];
+    const double entry_ms = per_case[i] * static_cast<double>(entry.cases.size());
+    const int wanted = cut_by_time ? parts_for(entry.cases.size(), entry_ms, longest_ms, entry.parts) : std::max(1, entry.parts);
+    const auto name = naming::OperatorName::from_user(entry.op);
+    for (int k = 0; k < wanted; ++k) {
+      Part part{&entry, wanted > 1 ? k + 1 : 0, wanted > 1 ? wanted : 0, "", "", 0};
+      if (wanted == std::max(1, entry.parts)) {  // the entry's own split: its own names
+        part.name = entry.ctest_names[static_cast<size_t>(k)];
+        part.verdicts = entry.verdicts_paths[static_cast<size_t>(k)];
+      } else {
+        part.name = naming::ctest_name(entry.suite, *name, entry.backend, part.part, part.parts);
+        part.verdicts = tree.results_directory() + "/" +
+                        naming::result_file(entry.suite, *name, entry.backend, ".verdicts.jsonl", part.part, part.parts);
+      }
+      Job cut;
+      cut.part = part.part, cut.parts = part.parts;
+      size_t count = 0;
+      for (size_t position = 0; position < entry.cases.size(); ++position) count += cut.in_part(position);
+      part.ms = per_case[i] * static_cast<double>(count);
+      units.push_back({entry.suite, cut_by_time ? static_cast<size_t>(std::llround(part.ms)) : count,
+                       part.parts > 0 || entry.backend_facts.kind != "reference"});
+      parts.push_back(std::move(part));
     }
   }
-  const std::vector<std::vector<size_t>> packs = pack_units(units, limit);
+  const std::vector<std::vector<size_t>> packs =
+      pack_units(units, cut_by_time ? static_cast<size_t>(std::llround(longest_ms)) : cuts.limit);
   std::map<std::string, int> packs_of_suite, numbered;
   for (const std::vector<size_t>& pack : packs) packs_of_suite[units[pack.front()].suite] += pack.size() > 1;
   files::remove_tree(packs_folder);
   std::vector<FolderEntry> folder;
   for (const std::vector<size_t>& pack : packs) {
-    const Entry& first = *parts[pack.front()].entry;
+    const Part& first_part = parts[pack.front()];
+    const Entry& first = *first_part.entry;
     std::vector<std::string> command = {tree.test_executable(first.suite)};
     std::string name;
     size_t cases = 0;
-    for (const size_t unit : pack) cases += units[unit].cases;
+    double ms = 0;
+    for (const size_t unit : pack) {
+      const Part& part = parts[unit];
+      Job cut;
+      cut.part = part.part, cut.parts = part.parts;
+      for (size_t position = 0; position < part.entry->cases.size(); ++position) cases += cut.in_part(position);
+      ms += part.ms;
+    }
     if (pack.size() == 1) {
-      const size_t k = parts[pack.front()].k;
-      name = first.ctest_names[k];
-      command.push_back("--backendbench_job=" + job_json(job_of(first, Job::Mode::kCheck, salt, device, first.part(k))));
-      verdict_files.push_back(first.verdicts_paths[k]);
+      name = first_part.name;
+      command.push_back("--backendbench_job=" +
+                        job_json(job_of(first, Job::Mode::kCheck, salt, device, first_part.part, first_part.parts)));
+      verdict_files.push_back(first_part.verdicts);
     } else {
       const int number = ++numbered[first.suite], count = packs_of_suite[first.suite];
       name = naming::pack_ctest_name(first.suite, number, count);
       std::string jobs;
       for (const size_t unit : pack) {
         const Part& part = parts[unit];
-        jobs += job_json(job_of(*part.entry, Job::Mode::kCheck, salt, device, part.entry->part(part.k))) + "\n";
+        jobs += job_json(job_of(*part.entry, Job::Mode::kCheck, salt, device, part.part, part.parts)) + "\n";
       }
       const std::string job_file = packs_folder + "/" + naming::pack_result_file(first.suite, number, count, ".jobs.jsonl");
       files::make_directories(job_file.substr(0, job_file.find_last_of('/')));
@@ -451,8 +522,10 @@ std::vector<FolderEntry> correctness_entries(const BuildTree& tree, const std::v
     files::remove_tree(verdict_files.back());
     command.push_back("--backendbench_verdicts=" + verdict_files.back());
     command.push_back("--case-timeout=" + case_timeout);
+    // CTest starts the costliest first: by time where known, else by cases.
+    const size_t cost = by_time ? static_cast<size_t>(std::max<long long>(1, std::llround(ms))) : cases;
     folder.push_back({name, command, pack.size() == 1 ? first.suite + ";" + first.op + ";" + first.backend : first.suite,
-                      cases, gpus.gpus ? 1 : 0, false, first.backend_facts.kind != "reference"});
+                      cost, gpus.gpus ? 1 : 0, false, first.backend_facts.kind != "reference"});
   }
   return folder;
 }
@@ -958,12 +1031,29 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   const int entries_at_once = (request.slurm ? request.slurm->tasks : 1) *
                               (gpus.gpus ? std::min(request.jobs, gpus.gpus * gpus.slots) : request.jobs);
   const std::string job_entries = logs + "/jobs", job_packs = logs + "/job_packs";
+  // What each operator's cases took in earlier runs of this build (entry_costs.h).
+  const std::string costs_path = logs + "/case_costs.json";
+  CaseCosts costs = CaseCosts::read(costs_path);
+  const bool served = request.entry_servers && !request.slurm;
+  EntryCuts cuts;
+  cuts.limit = request.pack_small_jobs ? pack_limit(static_cast<size_t>(cases), cases_per_entry(tree, request), entries_at_once,
+                                                    gpus.gpus > 0)
+                                       : 1;
+  // --one-job-per-entry: each job (or part) its own entry, as the build splits them.
+  cuts.costs = request.pack_small_jobs ? &costs : nullptr;
+  cuts.served = served;
+  cuts.at_once = entries_at_once;
+  cuts.on_cuda = device_kind(runs_on) == "cuda";
+  bool by_time = false;
   std::vector<FolderEntry> correctness =
-      correctness_entries(tree, entries, salt, request.device, gpus,
-                          request.pack_small_jobs ? pack_limit(static_cast<size_t>(cases), cases_per_entry(tree, request),
-                                                               entries_at_once, gpus.gpus > 0)
-                                                  : 1,
-                          job_packs, verdict_files);
+      correctness_entries(tree, entries, salt, request.device, gpus, cuts, job_packs, verdict_files, by_time);
+  if (!correctness.empty()) {
+    std::cout << "correctness entries: " << correctness.size()
+              << (by_time ? served ? ", cut and ordered by the case times of earlier runs (logs/case_costs.json)"
+                                   : ", ordered by the case times of earlier runs (logs/case_costs.json)"
+                          : ", cut by case counts (no earlier run's times)")
+              << "\n";
+  }
   ProcessOptions ctest_options = environment;
   // Each entry would otherwise start an intra-op thread per core (ATen's default): 16 entries on
   // the 64 cores of a 4-GPU host ran 1,024 threads, and every entry took twice as long as it did
@@ -979,20 +1069,20 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   // with Slurm, whose tasks run on other hosts.
   std::optional<EntryServers> servers;
   const auto correctness_started = Clock::now();
-  if (request.entry_servers && !request.slurm && !correctness.empty()) {
+  if (served && !correctness.empty()) {
     EntryServers::Plan plan;
     // Per executable: as many servers on a GPU as entries may run there at once, but no more
     // than it has entries; spare workers where it has entries of kernels, which they load from
     // the build tree (the kernel libraries, the manifest).
     const int at_once = gpus.gpus ? std::min(request.jobs, gpus.slots) : request.jobs;
-    std::map<std::string, EntryServers::Executable> served;
+    std::map<std::string, EntryServers::Executable> by_path;
     for (const FolderEntry& entry : correctness) {
-      EntryServers::Executable& executable = served[entry.command.front()];
+      EntryServers::Executable& executable = by_path[entry.command.front()];
       if (executable.path.empty()) executable = {entry.command.front(), 0, false};
       executable.per_gpu = std::min(at_once, executable.per_gpu + 1);
       executable.spares = executable.spares || entry.runs_kernels;
     }
-    for (const auto& [path, executable] : served) plan.executables.push_back(executable);
+    for (const auto& [path, executable] : by_path) plan.executables.push_back(executable);
     for (int gpu = 0; gpu < gpus.gpus; ++gpu) plan.gpus.push_back(std::to_string(gpu));
     plan.kernel_root = tree.build();
     plan.environment = ctest_options.environment;
@@ -1021,6 +1111,13 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     for (Verdict& verdict : read_if_present(path)) written.push_back(std::move(verdict));
   }
   std::vector<Verdict> verdicts = collect(entries, written, Job::Mode::kCheck, salt, "logs/ctest.log");
+  // The next run is planned by what these cases took (a case that never ran measured nothing).
+  costs.learn(verdicts);
+  try {
+    costs.write(costs_path);
+  } catch (const std::exception& error) {
+    std::cerr << "backendbench: warning: the cases' times were not kept for the next run: " << error.what() << "\n";
+  }
   for (Verdict& verdict : collect(unbuilt, {}, Job::Mode::kCheck, salt, "")) verdicts.push_back(std::move(verdict));
 
   // Timing: ./bench on each entry (or part) of the timed suites, one benchmark per case, run by

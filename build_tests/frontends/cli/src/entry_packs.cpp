@@ -13,19 +13,19 @@ size_t pack_limit(size_t total_cases, int cases_per_entry, int at_once, bool on_
 
 std::vector<std::vector<size_t>> pack_units(const std::vector<PackUnit>& units, size_t limit) {
   std::vector<std::vector<size_t>> packs;
-  size_t open = 0, filled = 0;  // the pack small units of the current suite go into, and its cases
+  size_t open = 0, filled = 0;  // the pack small units of the current suite go into, and its size
   bool any_open = false;
   for (size_t unit = 0; unit < units.size(); ++unit) {
     if (units[unit].alone) {  // alone, and the open pack stays open: the next small unit may still join it
       packs.push_back({unit});
       continue;
     }
-    if (!any_open || units[packs[open].front()].suite != units[unit].suite || filled + units[unit].cases > limit) {
+    if (!any_open || units[packs[open].front()].suite != units[unit].suite || filled + units[unit].size > limit) {
       packs.emplace_back();
       open = packs.size() - 1, filled = 0, any_open = true;
     }
     packs[open].push_back(unit);
-    filled += units[unit].cases;
+    filled += units[unit].size;
   }
   return packs;
 }

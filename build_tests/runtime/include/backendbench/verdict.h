@@ -52,6 +52,10 @@ struct Verdict {
   std::optional<TimingFigures> timing;
   // suspect, overhead_dominated, speedup_review, hidden_work, wrong_when_timed
   std::vector<std::string> flags;
+  // Wall milliseconds the case took in the supervisor that ran it (run_job_case); -1: none (a
+  // verdict the planner made, for a case that never ran). What `backendbench run` plans the next
+  // run's entries by (entry_costs.h).
+  int64_t case_ms = -1;
 
   bool passed() const { return status == Status::kPassed; }
   bool has_flag(const std::string& flag) const;

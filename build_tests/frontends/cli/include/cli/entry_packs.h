@@ -13,7 +13,7 @@ namespace backendbench::cli {
 // One job (an entry, or a part of a split one) as packing sees it.
 struct PackUnit {
   std::string suite;  // the test executable that runs it
-  size_t cases = 0;
+  size_t size = 0;    // its cases; or, packing by time (entry_costs.h), its estimated milliseconds
   // Never packed: a part of an operator split for its size (heavy already), or a job that runs
   // untrusted code (a kernel or an op library), whose hang would time out the whole pack's entry
   // and fail the other jobs' cases with it. Packs hold the aten reference's jobs.
@@ -26,7 +26,7 @@ struct PackUnit {
 // process's start (CUDA's, serialised by the host) costs seconds and a case milliseconds.
 size_t pack_limit(size_t total_cases, int cases_per_entry, int at_once, bool on_gpus);
 
-// Packs of the units of one suite, in order, each of at most `limit` cases; a unit `alone`, or
+// Packs of the units of one suite, in order, each of at most `limit` (cases, or milliseconds); a unit `alone`, or
 // one of more than `limit`, is a pack of its own and does not close the pack being filled. Each unit is
 // in exactly one pack. (Packing
 // by case count alone put TorchBench's convolution parts, 50 ms a case on an H200 against under
