@@ -302,7 +302,7 @@ int serve_entries(const Settings& settings, const std::string& default_manifest,
   // while the first entries connect. Connections are answered from now on: the first is this
   // server's next request, the others are told "busy" at once and try the next server, so each
   // of the first entries waits for one server's CUDA start, not for a chain of them (on four
-  // H200s, sixteen starting together took 1.6-2.3 s each).
+  // H200s, sixteen starting together took 1.6-2.5 s each).
   json listening_line = response_header();
   listening_line["listening"] = settings.listen_address;
   if (!write_line(out_fd, dumped(listening_line))) return 2;

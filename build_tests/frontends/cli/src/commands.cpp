@@ -174,9 +174,11 @@ struct Entry {
 
   // Part `k` (1-based; 0 when not split) of the entry as a job.
   int part(size_t k) const { return parts ? static_cast<int>(k) + 1 : 0; }
-  size_t part_cases(size_t k) const {
+  size_t part_cases(size_t k) const { return cases_in_part(part(k), parts); }
+  // The cases of part `part` (0: all) when the entry is cut into `of` parts (job.h: Job::in_part).
+  size_t cases_in_part(int part, int of) const {
     Job job;
-    job.part = part(k), job.parts = parts;
+    job.part = part, job.parts = of;
     size_t count = 0;
     for (size_t position = 0; position < cases.size(); ++position) count += job.in_part(position);
     return count;
@@ -450,6 +452,7 @@ std::vector<FolderEntry> correctness_entries(const BuildTree& tree, const std::v
     const Entry* entry;
     int part, parts;  // part (1-based; 0: the whole entry) of parts
     std::string name, verdicts;
+    size_t cases;
     double ms;  // estimated
   };
   std::vector<Part> parts;
@@ -460,7 +463,7 @@ std::vector<FolderEntry> correctness_entries(const BuildTree& tree, const std::v
     const int wanted = cut_by_time ? parts_for(entry.cases.size(), entry_ms, longest_ms, entry.parts) : std::max(1, entry.parts);
     const auto name = naming::OperatorName::from_user(entry.op);
     for (int k = 0; k < wanted; ++k) {
-      Part part{&entry, wanted > 1 ? k + 1 : 0, wanted > 1 ? wanted : 0, "", "", 0};
+      Part part{&entry, wanted > 1 ? k + 1 : 0, wanted > 1 ? wanted : 0, "", "", 0, 0};
       if (wanted == std::max(1, entry.parts)) {  // the entry's own split: its own names
         part.name = entry.ctest_names[static_cast<size_t>(k)];
         part.verdicts = entry.verdicts_paths[static_cast<size_t>(k)];
@@ -469,12 +472,9 @@ std::vector<FolderEntry> correctness_entries(const BuildTree& tree, const std::v
         part.verdicts = tree.results_directory() + "/" +
                         naming::result_file(entry.suite, *name, entry.backend, ".verdicts.jsonl", part.part, part.parts);
       }
-      Job cut;
-      cut.part = part.part, cut.parts = part.parts;
-      size_t count = 0;
-      for (size_t position = 0; position < entry.cases.size(); ++position) count += cut.in_part(position);
-      part.ms = per_case[i] * static_cast<double>(count);
-      units.push_back({entry.suite, cut_by_time ? static_cast<size_t>(std::llround(part.ms)) : count,
+      part.cases = entry.cases_in_part(part.part, part.parts);
+      part.ms = per_case[i] * static_cast<double>(part.cases);
+      units.push_back({entry.suite, cut_by_time ? static_cast<size_t>(std::llround(part.ms)) : part.cases,
                        part.parts > 0 || entry.backend_facts.kind != "reference"});
       parts.push_back(std::move(part));
     }
@@ -492,13 +492,7 @@ std::vector<FolderEntry> correctness_entries(const BuildTree& tree, const std::v
     std::string name;
     size_t cases = 0;
     double ms = 0;
-    for (const size_t unit : pack) {
-      const Part& part = parts[unit];
-      Job cut;
-      cut.part = part.part, cut.parts = part.parts;
-      for (size_t position = 0; position < part.entry->cases.size(); ++position) cases += cut.in_part(position);
-      ms += part.ms;
-    }
+    for (const size_t unit : pack) cases += parts[unit].cases, ms += parts[unit].ms;
     if (pack.size() == 1) {
       name = first_part.name;
       command.push_back("--backendbench_job=" +
