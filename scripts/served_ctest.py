@@ -82,6 +82,8 @@ def main():
     passed = [line for line in run.stdout.splitlines() if "tests passed" in line]
     last_log = os.path.join(folder, "Testing", "Temporary", "LastTest.log")
     served = open(last_log, errors="replace").read().count("served by ") if os.path.exists(last_log) else 0
+    if os.path.exists(last_log):  # each entry's "(served by X in R ms; waited W ms, handled in H ms)"
+        shutil.copy(last_log, os.path.join(log, "LastTest.log"))
     print("served: %d entries (%d served, %d of %d servers listening), servers ready in %.1f s, entries %.1f s, "
           "total %.1f s, %s" % (len(tests), served, listening, len(servers), ready, entries, total,
                                 passed[0].strip() if passed else "no summary"))

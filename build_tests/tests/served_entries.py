@@ -12,7 +12,9 @@ exits as the executable would. Checks, each of which fails the test:
   5. an entry with an argument a request cannot carry (--gtest_filter) is never served;
   6. the socket is out of a sandboxed process's reach: a connect from inside the kernels' sandbox
      (backendbench-build-sandbox) fails where the same connect from here succeeds;
-  7. the server ends when its standard input closes.
+  7. a kernel's jobs one after another use one kernel worker (the server's one child stays the
+     same process), and a new one once a library the manifest names changes;
+  8. the server ends when its standard input closes.
 
     served_entries.py --build build-dev --suite smoke --operator relu.default
 """
@@ -31,8 +33,8 @@ def fail(message):
     sys.exit(1)
 
 
-def job(suite, operator, cases=None):
-    document = {"schema": "backendbench-job", "version": 1, "suite": suite, "operator": operator, "backend": "aten",
+def job(suite, operator, cases=None, backend="aten"):
+    document = {"schema": "backendbench-job", "version": 1, "suite": suite, "operator": operator, "backend": backend,
                 "mode": "check", "device": "cpu"}
     if cases:
         document["cases"] = cases
@@ -47,6 +49,20 @@ def verdicts_of(path):
 
 def outcome(verdicts):
     return sorted((verdict["case"], verdict["status"]) for verdict in verdicts)
+
+
+def children(pid):
+    """The processes whose parent is `pid` (a kernel worker, or the sandbox's first process)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = open("/proc/%s/stat" % entry).read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.add(int(entry))
+    return found
 
 
 def connect(address):
@@ -141,7 +157,28 @@ def main():
         fail("a connect from outside: %r; from the sandbox: %r %r" % (outside.stdout, inside.stdout, inside.stderr))
     print("sandbox: refused inside (%s), connected outside" % inside.stdout.strip())
 
-    # 7. ends with its input
+    # 7. one worker for a kernel's jobs, a new one when a library of the manifest changes
+    manifest = os.path.join(build, "generated", "kernel_manifests", "default.txt")
+    libraries = [word for line in open(manifest) for word in line.split() if "relu_implementation_1" in word]
+    if not libraries:
+        fail("no relu impl1 library in %s" % manifest)
+    workers = []
+    for attempt in range(3):
+        if attempt == 2:
+            status = os.stat(libraries[0])
+            os.utime(libraries[0], ns=(status.st_atime_ns, status.st_mtime_ns + 1000))
+        kernel, kernel_verdicts = entry("kernel%d" % attempt, job(args.suite, args.operator, backend="impl1"))
+        if kernel.returncode != 0 or "served by" not in kernel.stdout or not kernel_verdicts or \
+                any(verdict["status"] != "passed" for verdict in kernel_verdicts):
+            fail("kernel job %d: exit %d, verdicts %r, output:\n%s%s" % (attempt + 1, kernel.returncode,
+                 outcome(kernel_verdicts), kernel.stdout, kernel.stderr))
+        workers.append(children(server.pid))
+    os.utime(libraries[0], ns=(status.st_atime_ns, status.st_mtime_ns))
+    if len(workers[0]) != 1 or workers[1] != workers[0] or len(workers[2]) != 1 or workers[2] == workers[0]:
+        fail("the server's children after three kernel jobs, the library touched before the third: %r" % workers)
+    print("kernel jobs: one worker kept (%s), a new one once its library changed (%s)" % (workers[0], workers[2]))
+
+    # 8. ends with its input
     server.stdin.close()
     try:
         status = server.wait(timeout=30)

@@ -221,6 +221,18 @@ void between_requests(const Settings& settings, bool python) {
   }
 }
 
+// Between two entries of a build's run: their workers are kept for the next entry (the same
+// manifest, keep_kernel_workers_between_jobs); a spare starts only where none is kept (the first
+// entry's kernels were the reference's alone, or its worker ended).
+void between_entries(const Settings& settings, bool python) {
+  if (forget_kernels_keep_workers() || settings.serve_root.empty()) return;
+  try {
+    start_spare_worker({settings.serve_root}, settings, python);
+  } catch (const std::exception& error) {
+    std::cerr << error.what() << "\n";
+  }
+}
+
 // The served entries' listening socket, bound to `address` in the abstract namespace; -1 and a
 // message on standard error when it cannot be.
 int listen_on(const std::string& address) {
@@ -290,6 +302,7 @@ int serve_jobs(const Settings& settings, int in_fd, int out_fd) {
 int serve_entries(const Settings& settings, const std::string& default_manifest, int control_fd, int out_fd) {
   const int listening = listen_on(settings.listen_address);
   if (listening < 0) return 2;
+  keep_kernel_workers_between_jobs();
   if (!settings.serve_root.empty()) {
     try {
       start_spare_worker({settings.serve_root}, settings);
@@ -398,7 +411,7 @@ int serve_entries(const Settings& settings, const std::string& default_manifest,
     }
     if (line) (void)write_line(connection, dumped(response));
     ::close(connection);
-    between_requests(settings, python);
+    between_entries(settings, python);
   }
   ::close(listening);
   stop_kernel_workers();

@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -135,6 +136,14 @@ class WorkerPool {
   void configure(const std::string& manifest, const Settings& settings) {
     configure_process(settings);
     manifest_ = manifest;
+    // Workers kept from the job before (keep_between_jobs) serve this one only if it names the
+    // same manifest, its files unchanged, under the same sandbox, and they still run.
+    const std::string key = workers_key();
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [gpu, worker] : workers_) {
+      if (worker.pid >= 0 && (key != workers_key_ || !still_running(worker.pid))) (void)stop(worker);
+    }
+    workers_key_ = key;
     // Which backends are op libraries is read here, from the manifest the build wrote, never
     // from a worker: only an op library may be skipped as unable to run on this machine.
     op_libraries_.clear();
@@ -189,7 +198,7 @@ class WorkerPool {
       if (spare.pid >= 0 && manifest_under(spare.spare_roots)) {
         worker = std::move(spare);
         spare = WorkerProcess{};
-        if (early_spare_) {
+        if (early_spare_ && !keep_between_jobs_) {
           // Another like it starts now, while this job runs: a job that comes sooner after this
           // one's answer than a spare takes to start (a Python one's interpreter and torch) would
           // wait for it, and then so would every job after it.
@@ -251,6 +260,20 @@ class WorkerPool {
   void stop_all() {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto& [gpu, worker] : workers_) (void)stop(worker);
+  }
+
+  // From now on a job's workers outlive it, for the next job of the same manifest (configure),
+  // and a spare a job takes is not replaced: the worker it becomes is kept instead.
+  void keep_between_jobs() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    keep_between_jobs_ = true;
+  }
+
+  // Whether a worker of the last job still runs (for the next job, if it names the same manifest).
+  bool has_running_worker() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::any_of(workers_.begin(), workers_.end(),
+                       [](const auto& entry) { return entry.second.pid >= 0 && still_running(entry.second.pid); });
   }
 
  private:
@@ -490,19 +513,44 @@ class WorkerPool {
   }
 
   // The files a manifest names (kernel libraries, Python kernels, op library listings).
-  std::vector<std::string> manifest_paths() const {
-    std::vector<std::string> paths;
+  std::vector<std::string> manifest_files() const {
+    std::vector<std::string> files;
     std::ifstream manifest(manifest_);
     for (std::string line; std::getline(manifest, line);) {
       std::stringstream words(line);
       for (std::string word; words >> word;) {
-        if (!word.empty() && word[0] == '/') {
-          paths.push_back(word);
-          paths.push_back(word.substr(0, word.find_last_of('/')));
-        }
+        if (!word.empty() && word[0] == '/') files.push_back(word);
       }
     }
+    return files;
+  }
+
+  // Those files and their folders: what a worker of the manifest sees.
+  std::vector<std::string> manifest_paths() const {
+    std::vector<std::string> paths;
+    for (const std::string& file : manifest_files()) {
+      paths.push_back(file);
+      paths.push_back(file.substr(0, file.find_last_of('/')));
+    }
     return paths;
+  }
+
+  // What the running workers were started for: the manifest, the size and modification time of
+  // every file it names, and the sandbox. A kept worker has loaded those files as they were.
+  std::string workers_key() const {
+    std::string key = manifest_ + (sandbox_ ? "\nsandboxed" : "\nunsandboxed");
+    std::vector<std::string> files = manifest_files();
+    files.push_back(manifest_);
+    for (const std::string& path : files) {
+      struct stat status {};
+      if (::stat(path.c_str(), &status) != 0) {
+        key += "\n" + path + " missing";
+        continue;
+      }
+      key += "\n" + path + " " + std::to_string(status.st_size) + " " + std::to_string(status.st_mtim.tv_sec) + "." +
+             std::to_string(status.st_mtim.tv_nsec);
+    }
+    return key;
   }
 
   std::mutex mutex_;
@@ -512,6 +560,8 @@ class WorkerPool {
   std::string manifest_, root_, bubblewrap_;
   bool sandbox_ = true;
   bool early_spare_ = false;  // replaces_spare_at_once
+  bool keep_between_jobs_ = false;
+  std::string workers_key_;  // workers_key() of the running workers
   bool questions_on_gpu_ = false;
   int64_t timeout_ms_ = -1;
   int started_ = 0;
@@ -1078,6 +1128,13 @@ void start_kernel_workers(const std::string& manifest, const Settings& settings)
 void stop_kernel_workers() {
   WorkerPool::instance().stop_all();
   backends().remove_worker_backends();
+}
+
+void keep_kernel_workers_between_jobs() { WorkerPool::instance().keep_between_jobs(); }
+
+bool forget_kernels_keep_workers() {
+  backends().remove_worker_backends();
+  return WorkerPool::instance().has_running_worker();
 }
 
 bool replaces_spare_at_once(std::optional<bool> setting, int usable_cores) {

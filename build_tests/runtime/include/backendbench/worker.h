@@ -32,6 +32,20 @@ void start_kernel_workers(const std::string& manifest, const Settings& settings)
 // manifest and forgets their kernels, so that the next start_kernel_workers begins from none.
 void stop_kernel_workers();
 
+// A supervisor that serves one build's entries (serve_entries in job_service.h), whose jobs name
+// the same kernels one after another: from now on a job's workers outlive it. The next
+// start_kernel_workers uses them again if it names the same manifest, every file it names of the
+// same size and modification time, under the same sandbox; otherwise it stops them first. A
+// kept worker's libtorch, CUDA context, loaded kernels and modules, caching allocator and
+// device-copy slots are warm (a kernel's entry, its worker new, took about 1.6 s more than the
+// reference's on an H200). What a kernel can do to a later job's kernels from a kept worker it
+// can do from the same manifest's libraries loaded into one worker: they are all loaded there.
+void keep_kernel_workers_between_jobs();
+
+// Between two jobs of such a supervisor: forgets the last job's kernels (the next
+// start_kernel_workers lists them again) and says whether one of its workers still runs.
+bool forget_kernels_keep_workers();
+
 // Starts a spare worker, of the class that answers the questions about kernels, which sees
 // `kernel_roots` (absolute folders) read-only and starts libtorch (and CUDA) before its job is
 // known; the next start_kernel_workers whose manifest and every file it names lie under them
