@@ -45,41 +45,18 @@ EntryServers::EntryServers(const Plan& plan, double ready_seconds) : prefix_(new
         extra["CTEST_RESOURCE_GROUP_0"] = "gpus";
         extra["CTEST_RESOURCE_GROUP_0_GPUS"] = "id:" + gpu + ",slots:1";
       }
-      std::vector<std::string> environment = environment_with(extra);
-      std::vector<char*> environment_c;
-      for (std::string& entry : environment) environment_c.push_back(entry.data());
-      environment_c.push_back(nullptr);
       for (int k = 0; k < served.per_gpu && k < kMostServedEntrySlots; ++k) {
         std::vector<std::string> argv = {executable,
                                          "--backendbench_listen=" + served_entry_address(prefix_, executable, gpu, k)};
         if (served.spares && !plan.kernel_root.empty()) argv.push_back("--backendbench_serve=" + plan.kernel_root);
-        std::vector<char*> argv_c;
-        for (std::string& argument : argv) argv_c.push_back(argument.data());
-        argv_c.push_back(nullptr);
-        int to_child[2], from_child[2];
-        if (pipe2(to_child, O_CLOEXEC) != 0) break;
-        if (pipe2(from_child, O_CLOEXEC) != 0) {
-          ::close(to_child[0]);
-          ::close(to_child[1]);
-          break;
+        // It ends when its input does: when this object stops it, or this process dies.
+        PipedChild child;
+        try {
+          child = start_piped(argv, extra, log);
+        } catch (const std::exception&) {
+          break;  // fewer servers: the entries that find none run their executables themselves
         }
-        const pid_t pid = fork();
-        if (pid == 0) {
-          dup2(to_child[0], 0);
-          dup2(from_child[1], 1);
-          if (log >= 0) dup2(log, 2);
-          // It ends when its input does: when this object stops it, or this process dies.
-          execve(argv_c[0], argv_c.data(), environment_c.data());
-          _exit(127);
-        }
-        ::close(to_child[0]);
-        ::close(from_child[1]);
-        if (pid < 0) {
-          ::close(to_child[1]);
-          ::close(from_child[0]);
-          break;
-        }
-        servers_.push_back({pid, to_child[1], from_child[0]});
+        servers_.push_back({child.pid, child.to, child.from});
       }
     }
   }

@@ -27,39 +27,21 @@ JobServer::JobServer(std::vector<std::string> argv, std::string log_path)
 JobServer::~JobServer() { stop(); }
 
 void JobServer::start() {
-  int to_child[2], from_child[2];
-  if (pipe2(to_child, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot make a pipe: ") + std::strerror(errno));
-  if (pipe2(from_child, O_CLOEXEC) != 0) {
-    ::close(to_child[0]);
-    ::close(to_child[1]);
-    throw std::runtime_error(std::string("cannot make a pipe: ") + std::strerror(errno));
-  }
   const int log = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  std::vector<char*> argv_c;
-  for (std::string& argument : argv_) argv_c.push_back(argument.data());
-  argv_c.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(to_child[0], 0);
-    dup2(from_child[1], 1);
-    if (log >= 0) dup2(log, 2);
-    // No PR_SET_PDEATHSIG: it fires when the starting *thread* ends, and planners start servers
-    // from threads that end before the server should. A planner that dies closes the server's
-    // input (only it holds the other end), and the server ends, with its workers.
-    execv(argv_c[0], argv_c.data());
-    _exit(127);
+  // Not killed when the planner dies (PR_SET_PDEATHSIG fires when the starting *thread* ends, and
+  // planners start servers from threads that end before the server should): a planner that dies
+  // closes the server's input (only it holds the other end), and the server ends, with its workers.
+  PipedChild child;
+  try {
+    child = start_piped(argv_, {}, log);
+  } catch (...) {
+    if (log >= 0) ::close(log);
+    throw;
   }
-  ::close(to_child[0]);
-  ::close(from_child[1]);
   if (log >= 0) ::close(log);
-  if (pid < 0) {
-    ::close(to_child[1]);
-    ::close(from_child[0]);
-    throw std::runtime_error("cannot start " + argv_.front() + ": " + std::strerror(errno));
-  }
-  pid_ = pid;
-  to_ = to_child[1];
-  from_ = from_child[0];
+  pid_ = child.pid;
+  to_ = child.to;
+  from_ = child.from;
   buffered_.clear();
 }
 

@@ -70,6 +70,37 @@ int exit_status(int status) {
 
 }  // namespace
 
+PipedChild start_piped(const std::vector<std::string>& argv, const std::map<std::string, std::string>& environment,
+                       int log_fd) {
+  int to_child[2], from_child[2];
+  if (pipe2(to_child, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot make a pipe: ") + std::strerror(errno));
+  if (pipe2(from_child, O_CLOEXEC) != 0) {
+    const int error = errno;
+    ::close(to_child[0]);
+    ::close(to_child[1]);
+    throw std::runtime_error(std::string("cannot make a pipe: ") + std::strerror(error));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
+  if (log_fd >= 0) posix_spawn_file_actions_adddup2(&actions, log_fd, STDERR_FILENO);
+  std::vector<std::string> arguments = argv, environment_entries = environment_with(environment);
+  std::vector<char*> argument_pointers = pointers(arguments), environment_pointers = pointers(environment_entries);
+  pid_t pid = -1;
+  const int status = posix_spawn(&pid, arguments[0].c_str(), &actions, nullptr, argument_pointers.data(),
+                                 environment_pointers.data());
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  if (status != 0) {
+    ::close(to_child[1]);
+    ::close(from_child[0]);
+    throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(status));
+  }
+  return {pid, to_child[1], from_child[0]};
+}
+
 int run_process(const std::vector<std::string>& argv, const ProcessOptions& options, const std::function<void()>& poll,
                 double poll_seconds) {
   const pid_t pid = start(argv, options, -1);

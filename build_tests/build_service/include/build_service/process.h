@@ -3,6 +3,8 @@
 // that the caller can print progress.
 #pragma once
 
+#include <sys/types.h>
+
 #include <functional>
 #include <map>
 #include <string>
@@ -24,6 +26,20 @@ constexpr int kProcessTimedOut = 124;
 // std::runtime_error when it cannot be started (the program's name in the message).
 int run_process(const std::vector<std::string>& argv, const ProcessOptions& options,
                 const std::function<void()>& poll = nullptr, double poll_seconds = 0.5);
+
+// A child whose standard input and output are pipes to this process (a served supervisor: request
+// lines in, response lines out).
+struct PipedChild {
+  pid_t pid = -1;
+  int to = -1;    // its standard input
+  int from = -1;  // its standard output
+};
+
+// Starts `argv` (argv[0] a path) with this process's environment and `environment` set over it, its
+// standard error appended to `log_fd` (-1: inherited). Neither pipe reaches any other child.
+// Throws std::runtime_error when it cannot be started.
+PipedChild start_piped(const std::vector<std::string>& argv, const std::map<std::string, std::string>& environment,
+                       int log_fd);
 
 // This process's environment ("NAME=value" entries) with `added` set over it.
 std::vector<std::string> environment_with(const std::map<std::string, std::string>& added);
