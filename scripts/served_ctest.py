@@ -6,13 +6,15 @@ workers wait for the kernels), and each selected entry run by CTest as a client
 (backendbench-entry) that hands its job to a free one. For measuring what serving saves against
 plain `ctest` on the same entries (scripts/isolation_cost.sh). Prints one line of figures:
 
-  served: <n> entries, servers ready in <s> s, entries <s> s, total <s> s, <passed>/<n> passed
+  served: <n> entries (<m> served, ...), servers ready in <s> s, entries <s> s (summed: waited <s> s, handled <s> s),
+          total <s> s, <passed>/<n> passed
 
 Usage: scripts/served_ctest.py --build DIR [-L LABEL] [-R REGEX] [-j 4] [--slots 4] [--log DIR]
 """
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -81,12 +83,15 @@ def main():
         handle.write(run.stdout + run.stderr)
     passed = [line for line in run.stdout.splitlines() if "tests passed" in line]
     last_log = os.path.join(folder, "Testing", "Temporary", "LastTest.log")
-    served = open(last_log, errors="replace").read().count("served by ") if os.path.exists(last_log) else 0
-    if os.path.exists(last_log):  # each entry's "(served by X in R ms; waited W ms, handled in H ms)"
+    text = open(last_log, errors="replace").read() if os.path.exists(last_log) else ""
+    if text:  # each entry's "(served by X in R ms; waited W ms, handled in H ms)"
         shutil.copy(last_log, os.path.join(log, "LastTest.log"))
-    print("served: %d entries (%d served, %d of %d servers listening), servers ready in %.1f s, entries %.1f s, "
-          "total %.1f s, %s" % (len(tests), served, listening, len(servers), ready, entries, total,
-                                passed[0].strip() if passed else "no summary"))
+    figures = re.findall(r"served by \S+ in \d+ ms; waited (\d+) ms, handled in (\d+) ms", text)
+    print("served: %d entries (%d served, %d of %d servers listening), servers ready in %.1f s, entries %.1f s "
+          "(summed: waited %.1f s, handled %.1f s), total %.1f s, %s" % (
+              len(tests), len(figures), listening, len(servers), ready, entries,
+              sum(int(w) for w, _ in figures) / 1000, sum(int(h) for _, h in figures) / 1000, total,
+              passed[0].strip() if passed else "no summary"))
     shutil.rmtree(folder, ignore_errors=True)
     return 0 if run.returncode in (0, 8) else run.returncode
 
