@@ -208,11 +208,9 @@ json answer(const std::string& line, const Settings& settings, const std::string
 
 std::string dumped(const json& response) { return response.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-// Between two requests: the last one's workers go with it, and (with a kernel root) a spare starts
-// for the next, with Python when the last one's kernels were Python's (a loop's next candidate is
-// most likely in the same language).
-void between_requests(const Settings& settings, bool python) {
-  stop_kernel_workers();
+// With a kernel root, a spare worker for the next job, with Python when the last one's kernels were
+// Python's (a loop's next candidate is most likely in the same language).
+void start_spare_for_next(const Settings& settings, bool python) {
   if (settings.serve_root.empty()) return;
   try {
     start_spare_worker({settings.serve_root}, settings, python);
@@ -221,16 +219,17 @@ void between_requests(const Settings& settings, bool python) {
   }
 }
 
+// Between two requests: the last one's workers go with it, and a spare starts for the next.
+void between_requests(const Settings& settings, bool python) {
+  stop_kernel_workers();
+  start_spare_for_next(settings, python);
+}
+
 // Between two entries of a build's run: their workers are kept for the next entry (the same
 // manifest, keep_kernel_workers_between_jobs); a spare starts only where none is kept (the first
 // entry's kernels were the reference's alone, or its worker ended).
 void between_entries(const Settings& settings, bool python) {
-  if (forget_kernels_keep_workers() || settings.serve_root.empty()) return;
-  try {
-    start_spare_worker({settings.serve_root}, settings, python);
-  } catch (const std::exception& error) {
-    std::cerr << error.what() << "\n";
-  }
+  if (!forget_kernels_keep_workers()) start_spare_for_next(settings, python);
 }
 
 // The served entries' listening socket, bound to `address` in the abstract namespace; -1 and a
