@@ -286,8 +286,10 @@ uint64_t Exports::place(const at::Tensor& bytes) {
     chosen = slot.get();
     slots_.push_back(std::move(slot));
   }
-  // The bytes are final: whatever wrote them (on any stream) has finished.
-  check(driver().synchronize(), "cuCtxSynchronize");
+  // The bytes are final: whatever wrote them (on any stream) has finished. Once an answer: its
+  // copies into slots are queued after that wait, and finish() waits for them.
+  if (!synchronized_) check(driver().synchronize(), "cuCtxSynchronize");
+  synchronized_ = true;
   check(driver().copy(chosen->mapping.address, reinterpret_cast<CUdeviceptr>(bytes.data_ptr()), static_cast<size_t>(needed)),
         "cuMemcpyDtoD");
   chosen->in_use = true;
@@ -322,6 +324,7 @@ void Exports::sent(const Changes& changes) {
 
 void Exports::reuse() {
   for (auto& slot : slots_) slot->in_use = false;
+  synchronized_ = false;
 }
 
 // Supervisor side.
@@ -363,12 +366,12 @@ at::Tensor Imports::copy_out(uint64_t slot, uint64_t bytes) const {
   }
   const c10::Device device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(found->second->device));
   at::Tensor copy = at::empty({static_cast<int64_t>(bytes)}, at::TensorOptions().dtype(at::kByte).device(device));
-  check(driver().synchronize(), "cuCtxSynchronize");
   check(driver().copy(reinterpret_cast<CUdeviceptr>(copy.data_ptr()), found->second->mapping.address, static_cast<size_t>(bytes)),
         "cuMemcpyDtoD");
-  check(driver().synchronize(), "cuCtxSynchronize");
   return copy;
 }
+
+void Imports::synchronize() const { check(driver().synchronize(), "cuCtxSynchronize"); }
 
 void Imports::clear() { slots_.clear(); }
 
@@ -388,6 +391,7 @@ Imports::~Imports() = default;
 void Imports::adopt(uint64_t, int, uint64_t, c10::Device) { throw std::runtime_error("this build cannot share device memory"); }
 void Imports::retire(uint64_t slot) { throw std::runtime_error("slot " + std::to_string(slot) + " retired but never announced"); }
 at::Tensor Imports::copy_out(uint64_t slot, uint64_t) const { throw std::runtime_error("slot " + std::to_string(slot) + " was never announced"); }
+void Imports::synchronize() const {}
 void Imports::clear() {}
 
 #endif

@@ -215,6 +215,9 @@ std::vector<c10::IValue> load_values(const std::vector<char>& payload, const dev
   }
   std::vector<c10::Storage> storages;
   size_t at_byte = aligned(24 + table_bytes + structure_bytes);
+  // Shared storages are copied out between two waits for the device: before, so that nothing of
+  // this process's still uses the memory they go to; after, so that the worker may reuse its slots.
+  bool copied_out = false;
   try {
     for (const json& entry : table["storages"]) {
       const uint64_t bytes = entry.at("bytes").get<uint64_t>();
@@ -227,6 +230,8 @@ std::vector<c10::IValue> load_values(const std::vector<char>& payload, const dev
         if (!device.is_cuda() || imports == nullptr) throw ProtocolError("a shared storage where none can be");
         if (bytes > kMaxPayloadBytes) throw ProtocolError("a shared storage over the limit");
         try {
+          if (!copied_out) imports->synchronize();
+          copied_out = true;
           at::Tensor copy = imports->copy_out(slot, bytes);
           if (copy.device() != device) throw std::runtime_error("a slot on another device than its storage's");
           storages.push_back(copy.storage());
@@ -243,6 +248,7 @@ std::vector<c10::IValue> load_values(const std::vector<char>& payload, const dev
       storages.push_back(data.storage());
       at_byte = aligned(at_byte + bytes);
     }
+    if (copied_out) imports->synchronize();
     std::vector<at::Tensor> tensors;
     for (const json& entry : table["tensors"]) {
       if (!entry.value("defined", true)) {

@@ -69,6 +69,7 @@ class Exports {
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<uint64_t> retired_;
   uint64_t next_id_ = 0, limit_bytes_;
+  bool synchronized_ = false;  // this answer has waited for the device once
 };
 
 // Supervisor side: a worker's slots, each imported and mapped read-only once. What is copied out
@@ -85,9 +86,12 @@ class Imports {
   void adopt(uint64_t slot, int descriptor, uint64_t bytes, c10::Device device);
   // Unmaps slot `slot`; throws std::runtime_error when there is none.
   void retire(uint64_t slot);
-  // The first `bytes` of slot `slot`, copied into a new uint8 tensor on its device; throws
+  // The first `bytes` of slot `slot`, copied into a new uint8 tensor on its device (the copy is
+  // queued: synchronize() before the first and after the last of an answer's); throws
   // std::runtime_error when there is no such slot or it is shorter.
   at::Tensor copy_out(uint64_t slot, uint64_t bytes) const;
+  // Waits for this process's work on the device.
+  void synchronize() const;
   void clear();
 
   static constexpr size_t kMaxSlots = 1024;
