@@ -14,7 +14,10 @@ exits as the executable would. Checks, each of which fails the test:
      (backendbench-build-sandbox) fails where the same connect from here succeeds;
   7. a kernel's jobs one after another use one kernel worker (the server's one child stays the
      same process), and a new one once a library the manifest names changes;
-  8. the server ends when its standard input closes.
+  8. the server ends when its standard input closes;
+  9. a server given the build (--backendbench_serve), whose kernel libraries lie in its top
+     folder, starts a spare worker before any job, and a kernel's job takes it: the server's one
+     child is the same process before and after the job (no second worker started beside it).
 
     served_entries.py --build build-dev --suite smoke --operator relu.default
 """
@@ -188,6 +191,27 @@ def main():
     if status != 0:
         fail("the server ended with status %d (log: %s)" % (status, work))
     print("the server ended with its input")
+
+    # 9. a server of the build: its spare becomes the first kernel job's worker
+    spare_address = prefix + "-spare/" + os.path.basename(executable) + "/cpu/0"
+    spare_server = subprocess.Popen([executable, "--backendbench_listen=" + spare_address, "--backendbench_serve=" + build],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=open(os.path.join(work, "spare_server.log"), "w"), text=True, env=environment)
+    ready = json.loads(spare_server.stdout.readline() or "{}")
+    if ready.get("listening") != spare_address:
+        fail("the server of the build did not say it listens on %s: %r (log: %s)" % (spare_address, ready, work))
+    before = children(spare_server.pid)
+    kernel, kernel_verdicts = entry("spare", job(args.suite, args.operator, backend="impl1"), use_prefix=prefix + "-spare")
+    after = children(spare_server.pid)
+    spare_server.stdin.close()
+    spare_server.wait(timeout=30)
+    if kernel.returncode != 0 or "served by" not in kernel.stdout or not kernel_verdicts or \
+            any(verdict["status"] != "passed" for verdict in kernel_verdicts):
+        fail("a kernel job on the server of the build: exit %d, verdicts %r, output:\n%s%s" % (
+            kernel.returncode, outcome(kernel_verdicts), kernel.stdout, kernel.stderr))
+    if len(before) != 1 or after != before:
+        fail("the server of the build's children before a kernel job %r, after it %r: its spare was not taken" % (before, after))
+    print("a server of the build: its spare (%s) ran the kernel job" % before)
 
 
 if __name__ == "__main__":

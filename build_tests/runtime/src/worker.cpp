@@ -498,13 +498,14 @@ class WorkerPool {
     return text.empty() ? "; it printed nothing" : "; its last output: " + text;
   }
 
-  // Whether the manifest and every file it names lie in one of `roots`: what a spare that sees
-  // only them can load.
+  // Whether the manifest and every file it names lie in one of `roots` (their folders too, which
+  // may be a root itself: a build's kernel libraries lie in its top folder): what a spare that
+  // sees only them can load.
   bool manifest_under(const std::vector<std::string>& roots) const {
     const auto under = [&](const std::string& path) {
+      if (path.find("/../") != std::string::npos) return false;
       return std::any_of(roots.begin(), roots.end(), [&](const std::string& root) {
-        return path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/' &&
-               path.find("/../") == std::string::npos;
+        return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
       });
     };
     if (!under(manifest_)) return false;
