@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,69 +31,112 @@ std::string new_prefix() {
   return text;
 }
 
+// What the executable at `path` is: its file, size and modification time ("" when missing). A
+// server whose executable's stamp changed (the build linked it again) runs an old program.
+std::string stamp_of(const std::string& path) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) return "";
+  return std::to_string(status.st_dev) + ":" + std::to_string(status.st_ino) + ":" + std::to_string(status.st_size) + ":" +
+         std::to_string(status.st_mtim.tv_sec) + "." + std::to_string(status.st_mtim.tv_nsec);
+}
+
+std::vector<std::string> gpus_of(const EntryServers::Plan& plan) {
+  return plan.gpus.empty() ? std::vector<std::string>{"cpu"} : plan.gpus;
+}
+
 }  // namespace
 
-EntryServers::EntryServers(const Plan& plan, double ready_seconds) : prefix_(new_prefix()) {
-  const std::vector<std::string> gpus = plan.gpus.empty() ? std::vector<std::string>{"cpu"} : plan.gpus;
-  const int log = ::open(plan.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  for (const Executable& served : plan.executables) {
-    const std::string& executable = served.path;
-    for (const std::string& gpu : gpus) {
-      std::map<std::string, std::string> extra = plan.environment;
-      if (gpu != "cpu") {
-        // The allocation CTest would give an entry of this GPU: the server binds to it as one.
-        extra["CTEST_RESOURCE_GROUP_COUNT"] = "1";
-        extra["CTEST_RESOURCE_GROUP_0"] = "gpus";
-        extra["CTEST_RESOURCE_GROUP_0_GPUS"] = "id:" + gpu + ",slots:1";
-      }
-      for (int k = 0; k < served.per_gpu && k < kMostServedEntrySlots; ++k) {
-        std::vector<std::string> argv = {executable,
-                                         "--backendbench_listen=" + served_entry_address(prefix_, executable, gpu, k)};
-        if (served.spares && !plan.kernel_root.empty()) argv.push_back("--backendbench_serve=" + plan.kernel_root);
-        // It ends when its input does: when this object stops it, or this process dies.
-        PipedChild child;
-        try {
-          child = start_piped(argv, extra, log);
-        } catch (const std::exception&) {
-          break;  // fewer servers: the entries that find none run their executables themselves
-        }
-        servers_.push_back({child.pid, child.to, child.from});
-      }
-    }
+EntryServers::EntryServers(const Plan& plan) : plan_(plan), prefix_(new_prefix()) { extend(plan); }
+
+void EntryServers::start(const Executable& served, const std::string& gpu, int slot) {
+  std::map<std::string, std::string> extra = plan_.environment;
+  if (gpu != "cpu") {
+    // The allocation CTest would give an entry of this GPU: the server binds to it as one.
+    extra["CTEST_RESOURCE_GROUP_COUNT"] = "1";
+    extra["CTEST_RESOURCE_GROUP_0"] = "gpus";
+    extra["CTEST_RESOURCE_GROUP_0_GPUS"] = "id:" + gpu + ",slots:1";
+  }
+  std::vector<std::string> argv = {served.path, "--backendbench_listen=" + served_entry_address(prefix_, served.path, gpu, slot)};
+  if (served.spares && !plan_.kernel_root.empty()) argv.push_back("--backendbench_serve=" + plan_.kernel_root);
+  Server server;
+  server.executable = served.path;
+  server.gpu = gpu;
+  server.spares = served.spares;
+  server.stamp = stamp_of(served.path);
+  const int log = ::open(plan_.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  try {
+    // It ends when its input does: when this object stops it, or this process dies.
+    const PipedChild child = start_piped(argv, extra, log);
+    server.pid = child.pid, server.to = child.to, server.from = child.from;
+  } catch (const std::exception&) {
+    server.answered = true;  // none: the entries that find no server run their executables themselves
   }
   if (log >= 0) ::close(log);
+  if (server.pid >= 0) servers_.push_back(server);
+}
 
+bool EntryServers::covers(const Plan& plan) const {
+  if (gpus_of(plan) != gpus_of(plan_) || plan.kernel_root != plan_.kernel_root || plan.environment != plan_.environment) {
+    return false;
+  }
+  for (const Executable& wanted : plan.executables) {
+    bool any = false;
+    for (const Server& server : servers_) {
+      if (server.executable != wanted.path) continue;
+      any = true;
+      int status = 0;
+      if ((wanted.spares && !server.spares) || server.stamp != stamp_of(server.executable) || server.to < 0 ||
+          waitpid(server.pid, &status, WNOHANG) != 0) {
+        return false;
+      }
+    }
+    if (!any && wanted.per_gpu > 0 && stamp_of(wanted.path).empty()) return false;
+  }
+  return true;
+}
+
+void EntryServers::extend(const Plan& plan) {
+  for (const Executable& wanted : plan.executables) {
+    for (const std::string& gpu : gpus_of(plan_)) {
+      int running = 0;
+      for (const Server& server : servers_) running += server.executable == wanted.path && server.gpu == gpu;
+      for (int k = running; k < wanted.per_gpu && k < kMostServedEntrySlots; ++k) start(wanted, gpu, k);
+    }
+  }
+}
+
+int EntryServers::wait_until_listening(double ready_seconds) {
   // Each says {"listening": ...} on its output once its socket is bound.
-  std::vector<std::string> output(servers_.size());
-  std::vector<bool> done(servers_.size(), false);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(ready_seconds);
-  for (size_t waiting = servers_.size(); waiting > 0 && std::chrono::steady_clock::now() < deadline;) {
+  while (std::chrono::steady_clock::now() < deadline) {
     std::vector<pollfd> polled;
     std::vector<size_t> which;
     for (size_t i = 0; i < servers_.size(); ++i) {
-      if (done[i]) continue;
+      if (servers_[i].answered || servers_[i].from < 0) continue;
       polled.push_back({servers_[i].from, POLLIN, 0});
       which.push_back(i);
     }
+    if (polled.empty()) break;
     const int left_ms = static_cast<int>(
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count());
     if (::poll(polled.data(), polled.size(), std::max(1, left_ms)) <= 0) continue;
     for (size_t p = 0; p < polled.size(); ++p) {
       if (!(polled[p].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const size_t i = which[p];
+      Server& server = servers_[which[p]];
       char buffer[1024];
-      const ssize_t got = ::read(servers_[i].from, buffer, sizeof(buffer));
-      if (got > 0) output[i].append(buffer, static_cast<size_t>(got));
-      const size_t end = output[i].find('\n');
+      const ssize_t got = ::read(server.from, buffer, sizeof(buffer));
+      if (got > 0) server.output.append(buffer, static_cast<size_t>(got));
+      const size_t end = server.output.find('\n');
       if (got <= 0 || end != std::string::npos) {
-        done[i] = true;
-        --waiting;
+        server.answered = true;
         const nlohmann::json line =
-            end == std::string::npos ? nlohmann::json() : nlohmann::json::parse(output[i].substr(0, end), nullptr, false);
+            end == std::string::npos ? nlohmann::json() : nlohmann::json::parse(server.output.substr(0, end), nullptr, false);
         if (line.is_object() && line.contains("listening")) ++listening_;
       }
     }
   }
+  for (Server& server : servers_) server.answered = true;  // one still silent is not waited for again
+  return listening_;
 }
 
 void EntryServers::close() {

@@ -29,10 +29,22 @@ class EntryServers {
     std::string log_path;                            // what the servers print outside requests
   };
 
-  // Starts every server and waits (at most `ready_seconds`) until each listens or ends. An entry
-  // that finds no free server that listens runs its executable itself.
-  EntryServers(const Plan& plan, double ready_seconds = 120);
+  // Starts every server, without waiting for them: a run starts them before its build, which
+  // they then overlap (libtorch's start, a spare worker's), and waits (wait_until_listening) once
+  // its entries are planned. An entry that finds no free server that listens runs its executable
+  // itself.
+  explicit EntryServers(const Plan& plan);
   ~EntryServers();  // close(), then waits for each to end (killing one still there after 5 s)
+  // Whether the servers started can serve `plan`, given the servers it adds (extend): the same
+  // GPUs, kernel root and environment; for each of its executables, servers with spare workers
+  // where it wants them, every one still running an executable that the build left as it was
+  // when the server started.
+  bool covers(const Plan& plan) const;
+  // Starts the servers `plan` has more of than were started (covers(plan) must hold).
+  void extend(const Plan& plan);
+  // Waits (at most `ready_seconds`) until each server started listens or ends; the count that
+  // listen.
+  int wait_until_listening(double ready_seconds = 120);
   // Closes every server's input: each ends by itself once its request (if any) is answered, with
   // its workers. Returns at once, so that the run goes on while they end (their CUDA's
   // teardown took 0.7 s of a 9 s phase on an H200).
@@ -50,8 +62,14 @@ class EntryServers {
   struct Server {
     pid_t pid = -1;
     int to = -1, from = -1;
+    std::string executable, gpu, stamp;  // stamp: the executable's file when it started
+    bool spares = false;
+    bool answered = false;  // it said it listens, or ended, or its wait timed out
+    std::string output;     // its first line, as it arrives
   };
+  void start(const Executable& served, const std::string& gpu, int slot);
 
+  Plan plan_;  // as first started: the GPUs, kernel root, environment and log of every server
   std::string prefix_;
   std::vector<Server> servers_;
   int listening_ = 0;

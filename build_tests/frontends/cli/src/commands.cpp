@@ -940,6 +940,59 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   std::vector<std::string> targets;
   for (const SuiteChoice& suite : request.suites) targets.push_back("backendbench_test_" + suite.name);
   if (!request.timed_suites.empty()) targets.push_back("bench");
+
+  // The GPUs CTest hands out, from a resource spec the run writes (README, "Every GPU of a
+  // machine"); --device cpu hands out none. With --slurm, each task hands out the GPUs Slurm gave it.
+  GpuPlan gpus;
+  gpus.slots = request.gpu_slots;
+  if (request.slurm) {
+    gpus.gpus = request.slurm->gpus_per_task;
+  } else if (request.device != "cpu") {
+    gpus.gpus = gpus_here();
+    if (gpus.gpus) {
+      gpus.spec_path = logs + "/gpus.json";
+      write_whole(gpus.spec_path, ctest_resource_spec(gpus.gpus, gpus.slots));
+    }
+  }
+  ProcessOptions environment;
+  // Kernels run in sandboxed workers (worker.h) unless the user said --no-sandbox.
+  environment.environment["BACKENDBENCH_SANDBOX"] = request.sandbox ? "bwrap" : "none";
+  ProcessOptions ctest_options = environment;
+  // Each entry would otherwise start an intra-op thread per core (ATen's default): 16 entries on
+  // the 64 cores of a 4-GPU host ran 1,024 threads, and every entry took twice as long as it did
+  // 4 at a time. Each gets its share of the cores, unless the user chose OMP_NUM_THREADS.
+  if (std::getenv("OMP_NUM_THREADS") == nullptr && !request.slurm) {
+    const int at_once = gpus.gpus ? std::min(request.jobs, gpus.gpus * gpus.slots) : request.jobs;
+    ctest_options.environment["OMP_NUM_THREADS"] = std::to_string(threads_per_entry(cores_here(), at_once));
+  }
+  // The supervisors kept for the correctness phase (entry_servers.h), one per GPU slot of each test
+  // executable: an entry hands them its job instead of starting libtorch and CUDA itself. Not
+  // with Slurm, whose tasks run on other hosts. One of each executable that exists starts now, so
+  // that its start (and its spare worker's) overlaps the build: after an edit of one kernel on
+  // the 2-core machine, they took 0.6 s of a 2.2 s run after it. What the plan of the entries
+  // needs beyond them starts after the build; all start again if the build linked an executable anew.
+  const bool served = request.entry_servers && !request.slurm;
+  const auto servers_plan = [&](const std::vector<EntryServers::Executable>& executables) {
+    EntryServers::Plan plan;
+    plan.executables = executables;
+    for (int gpu = 0; gpu < gpus.gpus; ++gpu) plan.gpus.push_back(std::to_string(gpu));
+    plan.kernel_root = tree.build();
+    plan.environment = ctest_options.environment;
+    plan.log_path = logs + "/servers.log";
+    return plan;
+  };
+  std::optional<EntryServers> servers;
+  if (served && !request.generation) {
+    const bool kernels = !request.kernels_directory.empty() || !request.op_libraries.empty();
+    std::vector<EntryServers::Executable> existing;
+    for (const SuiteChoice& suite : request.suites) {
+      const std::string path = tree.build() + "/backendbench_test_" + suite.name;
+      if (access(path.c_str(), X_OK) == 0) existing.push_back({path, 1, kernels});
+    }
+    files::make_directories(logs);
+    if (!existing.empty()) servers.emplace(servers_plan(existing));
+  }
+
   std::cout << "building " << joined(targets, ", ") << " (log: " << logs << "/build.log)\n" << std::flush;
   const auto build_start = Clock::now();
   std::map<std::string, std::string> broken;
@@ -993,27 +1046,11 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     entries = std::move(runnable);
   }
 
-  ProcessOptions environment;
-  // Kernels run in sandboxed workers (worker.h) unless the user said --no-sandbox.
-  environment.environment["BACKENDBENCH_SANDBOX"] = request.sandbox ? "bwrap" : "none";
   if (!request.sandbox) std::cout << "WARNING: --no-sandbox: untrusted kernels run in workers WITHOUT a sandbox\n";
 
   // The device the cases run on (a C++ kernel's on the CPU whatever this says).
   const std::string runs_on = request.device.empty() ? (cuda_available() ? "cuda" : "cpu") : request.device;
-  // The GPUs CTest hands out, from a resource spec the run writes (README, "Every GPU of a
-  // machine"); --device cpu hands out none. With --slurm, each task hands out the GPUs Slurm gave it.
-  GpuPlan gpus;
-  gpus.slots = request.gpu_slots;
-  if (request.slurm) {
-    gpus.gpus = request.slurm->gpus_per_task;
-    std::cout << "Slurm: " << request.slurm->tasks << " array tasks of " << gpus.gpus << " GPUs each\n";
-  } else if (request.device != "cpu") {
-    gpus.gpus = gpus_here();
-    if (gpus.gpus) {
-      gpus.spec_path = logs + "/gpus.json";
-      write_whole(gpus.spec_path, ctest_resource_spec(gpus.gpus, gpus.slots));
-    }
-  }
+  if (request.slurm) std::cout << "Slurm: " << request.slurm->tasks << " array tasks of " << gpus.gpus << " GPUs each\n";
   if (gpus.gpus) std::cout << "GPUs: " << gpus.gpus << ", " << gpus.slots << " correctness entries at once on each; timing takes one alone\n";
   const std::string timeout = tree.cached("BACKENDBENCH_TEST_TIMEOUT").value_or("1800");
 
@@ -1028,7 +1065,6 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   // What each operator's cases took in earlier runs of this build (entry_costs.h).
   const std::string costs_path = logs + "/case_costs.json";
   CaseCosts costs = CaseCosts::read(costs_path);
-  const bool served = request.entry_servers && !request.slurm;
   EntryCuts cuts;
   cuts.limit = request.pack_small_jobs ? pack_limit(static_cast<size_t>(cases), cases_per_entry(tree, request), entries_at_once,
                                                     gpus.gpus > 0)
@@ -1048,23 +1084,10 @@ int run_command(const RunRequest& given, const std::string& command_line) {
                           : ", cut by case counts (no earlier run's times)")
               << "\n";
   }
-  ProcessOptions ctest_options = environment;
-  // Each entry would otherwise start an intra-op thread per core (ATen's default): 16 entries on
-  // the 64 cores of a 4-GPU host ran 1,024 threads, and every entry took twice as long as it did
-  // 4 at a time. Each gets its share of the cores, unless the user chose OMP_NUM_THREADS.
-  if (std::getenv("OMP_NUM_THREADS") == nullptr && !request.slurm) {
-    const int at_once = gpus.gpus ? std::min(request.jobs, gpus.gpus * gpus.slots) : request.jobs;
-    ctest_options.environment["OMP_NUM_THREADS"] = std::to_string(threads_per_entry(cores_here(), at_once));
-  }
   ctest_options.log_path = logs + "/ctest.log";
   files::remove_tree(ctest_options.log_path);
-  // The supervisors kept for the phase (entry_servers.h), one per GPU slot of each test
-  // executable: an entry hands them its job instead of starting libtorch and CUDA itself. Not
-  // with Slurm, whose tasks run on other hosts.
-  std::optional<EntryServers> servers;
   const auto correctness_started = Clock::now();
   if (served && !correctness.empty()) {
-    EntryServers::Plan plan;
     // Per executable: as many servers on a GPU as entries may run there at once, but no more
     // than it has entries; spare workers where it has entries of kernels, which they load from
     // the build tree (the kernel libraries, the manifest).
@@ -1076,18 +1099,24 @@ int run_command(const RunRequest& given, const std::string& command_line) {
       executable.per_gpu = std::min(at_once, executable.per_gpu + 1);
       executable.spares = executable.spares || entry.runs_kernels;
     }
-    for (const auto& [path, executable] : by_path) plan.executables.push_back(executable);
-    for (int gpu = 0; gpu < gpus.gpus; ++gpu) plan.gpus.push_back(std::to_string(gpu));
-    plan.kernel_root = tree.build();
-    plan.environment = ctest_options.environment;
-    plan.log_path = logs + "/servers.log";
-    servers.emplace(plan);
+    std::vector<EntryServers::Executable> executables;
+    for (const auto& [path, executable] : by_path) executables.push_back(executable);
+    const EntryServers::Plan plan = servers_plan(executables);
+    if (servers && !servers->covers(plan)) servers.reset();  // an executable linked anew: all start again
+    if (servers) {
+      servers->extend(plan);
+    } else {
+      servers.emplace(plan);
+    }
+    servers->wait_until_listening();
     std::cout << "supervisors: " << servers->listening() << " of " << servers->started() << " listening after "
               << std::fixed << std::setprecision(1) << seconds_since(correctness_started) << std::defaultfloat
               << " s (--process-per-entry: none)\n";
     for (FolderEntry& entry : correctness) {
       entry.command.insert(entry.command.begin(), {tree.entry_client(), servers->prefix()});
     }
+  } else if (servers) {
+    servers->close();  // started before the build for entries that the plan does not have
   }
   write_ctest_folder(job_entries, correctness, timeout);
   const std::vector<std::string> ctest_command = phase_command(request, job_entries, "correctness", request.jobs, gpus,
