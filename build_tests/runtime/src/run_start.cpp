@@ -27,11 +27,7 @@ std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, con
     // Before anything starts CUDA: the GPU CTest gave this entry, if it gave one.
     if (const std::optional<GpuSlot> slot = bind_ctest_gpu_slot()) settings.gpu = slot->visible;
     if (!settings.job_argument.empty()) settings.jobs = jobs_from_argument(settings.job_argument);
-    // Kernel code runs only in kernel workers (worker.h), never in this process. A served
-    // supervisor starts the workers of each request's manifest (job_service.h).
-    if (!needs_no_kernel_worker(settings.jobs) && !settings.serves()) {
-      start_kernel_workers(settings.kernel_manifest.empty() ? kernel_manifest : settings.kernel_manifest.c_str(), settings);
-    }
+    if (kernel_manifest != nullptr) start_kernel_workers_for(settings, kernel_manifest);
     // A worker of a supervising ./bench adds to the verdicts its supervisor started.
     if (!settings.verdicts_path.empty() && !settings.worker && !settings.serves()) {
       start_verdicts(settings.verdicts_path);
@@ -44,6 +40,14 @@ std::optional<Settings> start_run(Frontend frontend, int& argc, char** argv, con
   log << "backendbench: salt " << salt_text(settings.salt) << " (BACKENDBENCH_SALT=" << salt_text(settings.salt)
       << " replays this run's inputs)\n";
   return settings;
+}
+
+void start_kernel_workers_for(const Settings& settings, const char* kernel_manifest) {
+  // Kernel code runs only in kernel workers (worker.h), never in this process. A served
+  // supervisor starts the workers of each request's manifest (job_service.h).
+  if (!needs_no_kernel_worker(settings.jobs) && !settings.serves()) {
+    start_kernel_workers(settings.kernel_manifest.empty() ? kernel_manifest : settings.kernel_manifest.c_str(), settings);
+  }
 }
 
 SignalText signal_text(int signal_number) {
