@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """How long a kernel author waits, in a build folder the quickstart made (build/ by default):
 
-  edit      a kernel file edited (a comment appended), then `backendbench run --suite smoke
+  edit      a kernel file edited (a line of code appended), then `backendbench run --suite smoke
             --backend directory --ops relu` (timed, as smoke is by default; and --no-timing):
-            seconds from the edit to the command's end, and the build's and each phase's share
+            seconds from the edit to the command's end and, timed, to its correctness line (the
+            verdict), and the build's share
             from the command's own progress lines
   select    the selection changed between runs of a build folder that has served smoke and edge:
             a narrower suite, another operator, two operators, both suites again: each run's
@@ -46,8 +47,8 @@ def note(name, seconds):
 
 def edit(round_number):
     with open(kernel, "w") as handle:
-        # A change of code, not a comment: ccache preprocesses before it hashes, so a comment alone
-        # is a cache hit and its build measures nothing.
+        # A line of code, as an author's edit is (a comment costs the same: no cache serves a
+        # kernel's build, which is compiled in its sandbox by clang).
         stamp = f"{round_number}_{int(time.time() * 1000)}"
         handle.write(original + f"namespace {{ [[maybe_unused]] const int backendbench_edit_{stamp} = {round_number}; }}\n")
 
