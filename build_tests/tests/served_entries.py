@@ -17,13 +17,17 @@ exits as the executable would. Checks, each of which fails the test:
   8. the server ends when its standard input closes;
   9. a server given the build (--backendbench_serve), whose kernel libraries lie in its top
      folder, starts a spare worker before any job, and a kernel's job takes it: the server's one
-     child is the same process before and after the job (no second worker started beside it).
+     child is the same process before and after the job (no second worker started beside it);
+ 10. a request whose manifest names a library by a link in the build leading outside it (under
+     /tmp, which the sandbox hides): the spare, which sees only the build, does not take it; a
+     worker of the manifest, which sees where the link leads, runs it, and its cases pass.
 
     served_entries.py --build build-dev --suite smoke --operator relu.default
 """
 import argparse
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -212,6 +216,52 @@ def main():
     if len(before) != 1 or after != before:
         fail("the server of the build's children before a kernel job %r, after it %r: its spare was not taken" % (before, after))
     print("a server of the build: its spare (%s) ran the kernel job" % before)
+
+    # 10. a library reached by a link out of the spare's roots: a worker of the manifest runs it
+    outside = tempfile.mkdtemp(prefix="backendbench_served_outside_", dir="/tmp")
+    links = tempfile.mkdtemp(prefix="backendbench_served_links_", dir=build)
+    try:
+        copy = os.path.join(outside, os.path.basename(libraries[0]))
+        shutil.copy(libraries[0], copy)
+        link = os.path.join(links, os.path.basename(libraries[0]))
+        os.symlink(copy, link)
+        linked_manifest = os.path.join(links, "manifest.txt")
+        with open(linked_manifest, "w") as handle:
+            handle.write(link + "\n")
+        linked_address = prefix + "-linked/" + os.path.basename(executable) + "/cpu/0"
+        linked_server = subprocess.Popen([executable, "--backendbench_listen=" + linked_address, "--backendbench_serve=" + build],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=open(os.path.join(work, "linked_server.log"), "w"), text=True, env=environment)
+        ready = json.loads(linked_server.stdout.readline() or "{}")
+        if ready.get("listening") != linked_address:
+            fail("the server for the linked library did not listen: %r (log: %s)" % (ready, work))
+        verdicts_path = os.path.join(work, "linked.verdicts.jsonl")
+        request = {"schema": "backendbench-job-request", "version": 1,
+                   "job": job(args.suite, args.operator, backend="impl1"), "verdicts": verdicts_path,
+                   "log": os.path.join(work, "linked.log"), "kernel_manifest": linked_manifest}
+        client_socket = connect(linked_address)
+        client_socket.sendall((json.dumps(request) + "\n").encode())
+        answer = b""
+        while not answer.endswith(b"\n"):
+            chunk = client_socket.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+        client_socket.close()
+        linked_server.stdin.close()
+        linked_server.wait(timeout=30)
+        response = json.loads(answer.decode() or "{}")
+        linked_verdicts = verdicts_of(verdicts_path)
+        if response.get("failed", 1) != 0 or not linked_verdicts or \
+                any(verdict["status"] != "passed" for verdict in linked_verdicts):
+            fail("a library linked from outside the spare's roots: response %r, verdicts %r, log:\n%s" % (
+                response, outcome(linked_verdicts), open(os.path.join(work, "linked.log")).read()[-3000:]
+                if os.path.exists(os.path.join(work, "linked.log")) else ""))
+        print("a library linked from outside the build: run by a worker of its manifest, %d cases passed" %
+              len(linked_verdicts))
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+        shutil.rmtree(links, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -499,18 +499,31 @@ class WorkerPool {
   }
 
   // Whether the manifest and every file it names lie in one of `roots` (their folders too, which
-  // may be a root itself: a build's kernel libraries lie in its top folder): what a spare that
-  // sees only them can load.
+  // may be a root itself: a build's kernel libraries lie in its top folder), and so do the files
+  // their links lead to: what a spare that sees only the roots can load. (A kernel view's Python
+  // kernel is a link into the kernel folder, which such a spare does not see.)
   bool manifest_under(const std::vector<std::string>& roots) const {
-    const auto under = [&](const std::string& path) {
+    std::vector<std::string> resolved_roots;
+    for (const std::string& root : roots) resolved_roots.push_back(resolved(root));
+    const auto within = [](const std::string& path, const std::vector<std::string>& folders) {
       if (path.find("/../") != std::string::npos) return false;
-      return std::any_of(roots.begin(), roots.end(), [&](const std::string& root) {
+      return std::any_of(folders.begin(), folders.end(), [&](const std::string& root) {
         return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
       });
     };
+    const auto under = [&](const std::string& path) { return within(path, roots) && within(resolved(path), resolved_roots); };
     if (!under(manifest_)) return false;
     const std::vector<std::string> paths = manifest_paths();
     return std::all_of(paths.begin(), paths.end(), under);
+  }
+
+  // Where `path` leads, links followed; itself where it does not exist.
+  static std::string resolved(const std::string& path) {
+    char* real = ::realpath(path.c_str(), nullptr);
+    if (real == nullptr) return path;
+    const std::string found = real;
+    std::free(real);
+    return found;
   }
 
   // The files a manifest names (kernel libraries, Python kernels, op library listings).
