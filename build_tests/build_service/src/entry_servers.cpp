@@ -69,7 +69,7 @@ void EntryServers::start(const Executable& served, const std::string& gpu, int s
     const PipedChild child = start_piped(argv, extra, log);
     server.pid = child.pid, server.to = child.to, server.from = child.from;
   } catch (const std::exception&) {
-    server.answered = true;  // none: the entries that find no server run their executables themselves
+    // None: the entries that find no server run their executables themselves.
   }
   if (log >= 0) ::close(log);
   if (server.pid >= 0) servers_.push_back(server);
@@ -80,17 +80,15 @@ bool EntryServers::covers(const Plan& plan) const {
     return false;
   }
   for (const Executable& wanted : plan.executables) {
-    bool any = false;
     for (const Server& server : servers_) {
       if (server.executable != wanted.path) continue;
-      any = true;
+      // (A server found ended is reaped here; the destructor then has nothing to wait for.)
       int status = 0;
       if ((wanted.spares && !server.spares) || server.stamp != stamp_of(server.executable) || server.to < 0 ||
           waitpid(server.pid, &status, WNOHANG) != 0) {
         return false;
       }
     }
-    if (!any && wanted.per_gpu > 0 && stamp_of(wanted.path).empty()) return false;
   }
   return true;
 }

@@ -972,6 +972,8 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   // the 2-core machine, they took 0.6 s of a 2.2 s run after it. What the plan of the entries
   // needs beyond them starts after the build; all start again if the build linked an executable anew.
   const bool served = request.entry_servers && !request.slurm;
+  // Servers of an executable on a GPU (on the CPU): as many as entries may run there at once.
+  const int servers_at_once = gpus.gpus ? std::min(request.jobs, gpus.slots) : request.jobs;
   const auto servers_plan = [&](const std::vector<EntryServers::Executable>& executables) {
     EntryServers::Plan plan;
     plan.executables = executables;
@@ -984,11 +986,10 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   std::optional<EntryServers> servers;
   if (served && !request.generation) {
     const bool kernels = !request.kernels_directory.empty() || !request.op_libraries.empty();
-    // As many as entries may run at once on a GPU, where the cores are many: each starts libtorch
-    // and a spare beside the build (a core for each of them and the compiler), and one the plan
-    // lacks after the build cost an edit's run 0.5 s on an H200 machine. One on fewer cores.
-    const int at_once = gpus.gpus ? std::min(request.jobs, gpus.slots) : request.jobs;
-    const int early = std::max(1, std::min(at_once, cores_here() / 4));
+    // All of them where the cores are many: each starts libtorch and a spare beside the build (a
+    // core for each of them and the compiler), and one the plan lacks after the build cost an
+    // edit's run 0.5 s on an H200 machine. One on fewer cores.
+    const int early = std::max(1, std::min(servers_at_once, cores_here() / 4));
     std::vector<EntryServers::Executable> existing;
     for (const SuiteChoice& suite : request.suites) {
       const std::string path = tree.build() + "/backendbench_test_" + suite.name;
@@ -1096,12 +1097,11 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     // Per executable: as many servers on a GPU as entries may run there at once, but no more
     // than it has entries; spare workers where it has entries of kernels, which they load from
     // the build tree (the kernel libraries, the manifest).
-    const int at_once = gpus.gpus ? std::min(request.jobs, gpus.slots) : request.jobs;
     std::map<std::string, EntryServers::Executable> by_path;
     for (const FolderEntry& entry : correctness) {
       EntryServers::Executable& executable = by_path[entry.command.front()];
       if (executable.path.empty()) executable = {entry.command.front(), 0, false};
-      executable.per_gpu = std::min(at_once, executable.per_gpu + 1);
+      executable.per_gpu = std::min(servers_at_once, executable.per_gpu + 1);
       executable.spares = executable.spares || entry.runs_kernels;
     }
     std::vector<EntryServers::Executable> executables;
