@@ -196,14 +196,20 @@ def main():
         fail("the server ended with status %d (log: %s)" % (status, work))
     print("the server ended with its input")
 
+    def server_of_build(name):
+        """A server given the build (--backendbench_serve, so a spare worker waits there), listening
+        under the prefix <prefix>-<name>; its process and address."""
+        address = prefix + "-" + name + "/" + os.path.basename(executable) + "/cpu/0"
+        process = subprocess.Popen([executable, "--backendbench_listen=" + address, "--backendbench_serve=" + build],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=open(os.path.join(work, name + "_server.log"), "w"), text=True, env=environment)
+        ready = json.loads(process.stdout.readline() or "{}")
+        if ready.get("listening") != address:
+            fail("the server of the build (%s) did not say it listens on %s: %r (log: %s)" % (name, address, ready, work))
+        return process, address
+
     # 9. a server of the build: its spare becomes the first kernel job's worker
-    spare_address = prefix + "-spare/" + os.path.basename(executable) + "/cpu/0"
-    spare_server = subprocess.Popen([executable, "--backendbench_listen=" + spare_address, "--backendbench_serve=" + build],
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=open(os.path.join(work, "spare_server.log"), "w"), text=True, env=environment)
-    ready = json.loads(spare_server.stdout.readline() or "{}")
-    if ready.get("listening") != spare_address:
-        fail("the server of the build did not say it listens on %s: %r (log: %s)" % (spare_address, ready, work))
+    spare_server, _ = server_of_build("spare")
     before = children(spare_server.pid)
     kernel, kernel_verdicts = entry("spare", job(args.suite, args.operator, backend="impl1"), use_prefix=prefix + "-spare")
     after = children(spare_server.pid)
@@ -228,13 +234,7 @@ def main():
         linked_manifest = os.path.join(links, "manifest.txt")
         with open(linked_manifest, "w") as handle:
             handle.write(link + "\n")
-        linked_address = prefix + "-linked/" + os.path.basename(executable) + "/cpu/0"
-        linked_server = subprocess.Popen([executable, "--backendbench_listen=" + linked_address, "--backendbench_serve=" + build],
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=open(os.path.join(work, "linked_server.log"), "w"), text=True, env=environment)
-        ready = json.loads(linked_server.stdout.readline() or "{}")
-        if ready.get("listening") != linked_address:
-            fail("the server for the linked library did not listen: %r (log: %s)" % (ready, work))
+        linked_server, linked_address = server_of_build("linked")
         verdicts_path = os.path.join(work, "linked.verdicts.jsonl")
         request = {"schema": "backendbench-job-request", "version": 1,
                    "job": job(args.suite, args.operator, backend="impl1"), "verdicts": verdicts_path,
