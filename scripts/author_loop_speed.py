@@ -4,8 +4,7 @@
   edit      a kernel file edited (a line of code appended), then `backendbench run --suite smoke
             --backend directory --ops relu` (timed, as smoke is by default; and --no-timing):
             seconds from the edit to the command's end and, timed, to its correctness line (the
-            verdict), and the build's share
-            from the command's own progress lines
+            verdict), and the build's share from the command's own progress lines
   select    the selection changed between runs of a build folder that has served smoke and edge:
             a narrower suite, another operator, two operators, both suites again: each run's
             seconds and whether the folder was configured again

@@ -108,6 +108,17 @@ namespace {
 // Waits at most `wait` for the child behind `pidfd` to end, waking as soon as it does (without a
 // pidfd, in steps of 10 ms): a run's phases follow one another, and a fixed sleep between polls
 // added up to half a second after each (the build, the correctness phase) to a 2 s run.
+// A pidfd of a child (pidfd_open), closed with this object; -1 where the kernel has none.
+struct ChildPidfd {
+  explicit ChildPidfd(pid_t pid) : fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))) {}
+  ~ChildPidfd() {
+    if (fd >= 0) ::close(fd);
+  }
+  ChildPidfd(const ChildPidfd&) = delete;
+  ChildPidfd& operator=(const ChildPidfd&) = delete;
+  const int fd;
+};
+
 void wait_for_end(int pidfd, std::chrono::milliseconds wait) {
   if (wait.count() <= 0) return;
   if (pidfd >= 0) {
@@ -123,7 +134,7 @@ void wait_for_end(int pidfd, std::chrono::milliseconds wait) {
 int run_process(const std::vector<std::string>& argv, const ProcessOptions& options, const std::function<void()>& poll,
                 double poll_seconds) {
   const pid_t pid = start(argv, options, -1);
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));  // -1 where the kernel has none
+  const ChildPidfd pidfd(pid);
   const bool limited = options.timeout_seconds > 0;
   const auto started = std::chrono::steady_clock::now();
   const auto deadline = started + std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
@@ -132,19 +143,12 @@ int run_process(const std::vector<std::string>& argv, const ProcessOptions& opti
   while (true) {
     int status = 0;
     const pid_t done = waitpid(pid, &status, poll || limited ? WNOHANG : 0);
-    if (done == pid) {
-      if (pidfd >= 0) ::close(pidfd);
-      return exit_status(status);
-    }
-    if (done < 0 && errno != EINTR) {
-      if (pidfd >= 0) ::close(pidfd);
-      throw std::runtime_error(argv[0] + ": lost track of the process");
-    }
+    if (done == pid) return exit_status(status);
+    if (done < 0 && errno != EINTR) throw std::runtime_error(argv[0] + ": lost track of the process");
     const auto now = std::chrono::steady_clock::now();
     if (limited && now >= deadline) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
-      if (pidfd >= 0) ::close(pidfd);
       if (!options.log_path.empty()) {
         std::ofstream(options.log_path, std::ios::app)
             << "\n[backendbench] " << argv[0] << " ran longer than " << options.timeout_seconds << " s and was stopped\n";
@@ -158,7 +162,7 @@ int run_process(const std::vector<std::string>& argv, const ProcessOptions& opti
     // Until the next poll or the deadline, whichever comes first, or the child's end.
     auto until = poll ? last_poll + interval : deadline;
     if (limited) until = std::min(until, deadline);
-    wait_for_end(pidfd, std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()) +
+    wait_for_end(pidfd.fd, std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()) +
                             std::chrono::milliseconds(1));
   }
 }

@@ -995,8 +995,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
       const std::string path = tree.build() + "/backendbench_test_" + suite.name;
       if (access(path.c_str(), X_OK) == 0) existing.push_back({path, early, kernels});
     }
-    files::make_directories(logs);
-    if (!existing.empty()) servers.emplace(servers_plan(existing));
+    if (!existing.empty()) servers.emplace(servers_plan(existing));  // logs/: made by configure_tree
   }
 
   std::cout << "building " << joined(targets, ", ") << " (log: " << logs << "/build.log)\n" << std::flush;
