@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "build_service/gpu_files.h"
 #include "build_service/process.h"
 #include "language/job.h"
 
@@ -44,6 +45,15 @@ std::vector<std::string> gpus_of(const EntryServers::Plan& plan) {
   return plan.gpus.empty() ? std::vector<std::string>{"cpu"} : plan.gpus;
 }
 
+// The device file a server of `gpu` alone sees; "" where it sees every GPU's.
+std::string gpu_file_of(const EntryServers::Plan& plan, const std::string& gpu) {
+  if (plan.bubblewrap.empty() || plan.gpu_files.size() != plan.gpus.size()) return "";
+  for (size_t i = 0; i < plan.gpus.size(); ++i) {
+    if (plan.gpus[i] == gpu) return plan.gpu_files[i];
+  }
+  return "";
+}
+
 }  // namespace
 
 EntryServers::EntryServers(const Plan& plan) : plan_(plan), prefix_(new_prefix()) { extend(plan); }
@@ -56,7 +66,16 @@ void EntryServers::start(const Executable& served, const std::string& gpu, int s
     extra["CTEST_RESOURCE_GROUP_0"] = "gpus";
     extra["CTEST_RESOURCE_GROUP_0_GPUS"] = "id:" + gpu + ",slots:1";
   }
-  std::vector<std::string> argv = {served.path, "--backendbench_listen=" + served_entry_address(prefix_, served.path, gpu, slot)};
+  std::vector<std::string> argv;
+  if (const std::string file = gpu_file_of(plan_, gpu); !file.empty()) {
+    // Its GPU alone, as CUDA's device 0 (gpu_slot.h); everything else as it is, its
+    // shared memory included (its workers build their own sandboxes from this view).
+    argv = {plan_.bubblewrap, "--dev-bind", "/", "/", "--dev", "/dev", "--dev-bind", "/dev/shm", "/dev/shm"};
+    for (const std::string& shared : shared_gpu_files()) argv.insert(argv.end(), {"--dev-bind", shared, shared});
+    argv.insert(argv.end(), {"--dev-bind", file, file, "--die-with-parent", "--"});
+    extra["BACKENDBENCH_ONE_GPU_FILE"] = "1";
+  }
+  argv.insert(argv.end(), {served.path, "--backendbench_listen=" + served_entry_address(prefix_, served.path, gpu, slot)});
   if (served.spares && !plan_.kernel_root.empty()) argv.push_back("--backendbench_serve=" + plan_.kernel_root);
   Server server;
   server.executable = served.path;
@@ -76,7 +95,8 @@ void EntryServers::start(const Executable& served, const std::string& gpu, int s
 }
 
 bool EntryServers::covers(const Plan& plan) const {
-  if (gpus_of(plan) != gpus_of(plan_) || plan.kernel_root != plan_.kernel_root || plan.environment != plan_.environment) {
+  if (gpus_of(plan) != gpus_of(plan_) || plan.kernel_root != plan_.kernel_root || plan.environment != plan_.environment ||
+      plan.gpu_files != plan_.gpu_files || plan.bubblewrap != plan_.bubblewrap) {
     return false;
   }
   for (const Executable& wanted : plan.executables) {

@@ -72,7 +72,10 @@ std::optional<GpuSlot> bind_ctest_gpu_slot() {
     if (bound != nullptr && visible != nullptr) return GpuSlot{bound, visible};
     return std::nullopt;
   }
-  ::setenv("CUDA_VISIBLE_DEVICES", slot->visible.c_str(), 1);
+  // A served supervisor started seeing its GPU's device file alone (the planner's
+  // entry_servers.h): CUDA finds that one GPU, as device 0; the verdicts still name it.
+  const bool one_gpu_file = std::getenv("BACKENDBENCH_ONE_GPU_FILE") != nullptr;
+  ::setenv("CUDA_VISIBLE_DEVICES", one_gpu_file ? "0" : slot->visible.c_str(), 1);
   ::setenv("BACKENDBENCH_BOUND_GPU", slot->id.c_str(), 1);
   ::unsetenv("CTEST_RESOURCE_GROUP_COUNT");
   return slot;

@@ -27,6 +27,11 @@ class EntryServers {
     std::string kernel_root;        // where spare workers may load kernels from
     std::map<std::string, std::string> environment;  // set for every server (the entries' own)
     std::string log_path;                            // what the servers print outside requests
+    // With both: each server on a GPU runs in bubblewrap (a mount namespace, nothing else
+    // unshared) whose /dev holds that GPU's device file alone, from `gpu_files` (one per entry
+    // of `gpus`; gpu_files.h), so that its CUDA start opens one GPU, not all of the host's.
+    std::vector<std::string> gpu_files;
+    std::string bubblewrap;
   };
 
   // Starts every server, without waiting for them: a run starts them before its build, which

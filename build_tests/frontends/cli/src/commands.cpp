@@ -39,10 +39,12 @@
 #include "backendbench/results_folder.h"
 #include "backendbench/run_case.h"
 #include "backendbench/run_scores.h"
+#include "backendbench/sandbox.h"
 #include "backendbench/settings.h"
 #include "backendbench/verdict.h"
 #include "build_service/build_tree.h"
 #include "build_service/entry_servers.h"
+#include "build_service/gpu_files.h"
 #include "cli/compare.h"
 #include "cli/entry_costs.h"
 #include "cli/entry_packs.h"
@@ -974,6 +976,16 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   const bool served = request.entry_servers && !request.slurm;
   // Servers of an executable on a GPU (on the CPU): as many as entries may run there at once.
   const int servers_at_once = gpus.gpus ? std::min(request.jobs, gpus.slots) : request.jobs;
+  // Each supervisor on a GPU sees that GPU's device file alone, where the sandbox's bubblewrap
+  // can start it so (entry_servers.h): CUDA's start then opens one GPU, not all of the host's.
+  std::vector<std::string> gpu_files;
+  std::string bubblewrap;
+  if (served && gpus.gpus > 0 && request.sandbox) {
+    if (const std::optional<std::string> found = bubblewrap_executable()) {
+      gpu_files = build::gpu_device_files();
+      if (static_cast<int>(gpu_files.size()) == gpus.gpus) bubblewrap = *found;
+    }
+  }
   const auto servers_plan = [&](const std::vector<EntryServers::Executable>& executables) {
     EntryServers::Plan plan;
     plan.executables = executables;
@@ -981,6 +993,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     plan.kernel_root = tree.build();
     plan.environment = ctest_options.environment;
     plan.log_path = logs + "/servers.log";
+    if (!bubblewrap.empty()) plan.gpu_files = gpu_files, plan.bubblewrap = bubblewrap;
     return plan;
   };
   std::optional<EntryServers> servers;

@@ -21,7 +21,9 @@ struct GpuSlot {
 // allocation that is not one GPU's.
 std::optional<GpuSlot> ctest_gpu_slot(const std::function<const char*(const char*)>& variable);
 
-// ctest_gpu_slot of this process's environment, applied: CUDA_VISIBLE_DEVICES set to the GPU.
+// ctest_gpu_slot of this process's environment, applied: CUDA_VISIBLE_DEVICES set to the GPU
+// (to 0 where BACKENDBENCH_ONE_GPU_FILE is set: a process whose /dev holds that GPU's device file
+// alone, where CUDA numbers it 0; the slot still names it as the spec does).
 // The allocation is then consumed (CTEST_RESOURCE_GROUP_COUNT unset, BACKENDBENCH_BOUND_GPU set
 // to the id), so a process this one starts (./bench's own workers) keeps the binding and names
 // the same GPU instead of binding again.
