@@ -139,6 +139,10 @@ def run():
     for key in ["torch", "cxx_compiler", "backendbench_commit", "os"]:
         check(run_info["versions"].get(key), f"run.json versions.{key}")
     check(run_info["command"].startswith("backendbench run --suite smoke,edge"), "run.json keeps the command")
+    # Each phase's unrounded seconds (what scripts/gpu_scaling.py divides), within the run's own.
+    phases = run_info.get("phase_seconds", {})
+    check(sorted(phases) == ["correctness", "timing"] and all(0 < phases[p] for p in phases) and
+          sum(phases.values()) <= run_info["seconds"], f"run.json has each phase's seconds within the run's ({phases})")
     records = json.load(open(os.path.join(results, "full_results.json")))
     text = open(os.path.join(results, "full_results.json")).read()
     check(not re.search(r"\b(NaN|Infinity)\b", text), "full_results.json is strict JSON")

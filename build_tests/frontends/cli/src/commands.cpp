@@ -1140,6 +1140,9 @@ int run_command(const RunRequest& given, const std::string& command_line) {
                                                               staging.path() + "/junit.xml", {"--output-on-failure"});
   const int ctest_status =
       entries.empty() ? 0 : run_phase("correctness", ctest_command, ctest_options, verdict_files, cases, correctness_started);
+  // Each phase's seconds as its progress counts them (from the supervisors' start on), unrounded:
+  // the multi-GPU measurement divides them (scripts/gpu_scaling.py).
+  nlohmann::json phase_seconds = {{"correctness", seconds_since(correctness_started)}};
   // Ending while the run reads the verdicts (waited for when the run ends).
   if (servers) servers->close();
   if (ctest_status != 0 && ctest_status != 8) std::cerr << ctest_command.front() << " ended with status " << ctest_status << " (log: " << ctest_options.log_path << ")\n";
@@ -1202,7 +1205,9 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     // One ./bench per GPU at once, one timed on the CPU alone; in a CPU run one at a time.
     const int timing_jobs = on_cuda && gpus.gpus ? std::min(request.jobs, gpus.gpus) : 1;  // per Slurm task too
     const std::vector<std::string> bench_command = phase_command(request, timing_entries, "timing", timing_jobs, gpus, "", {"-V"});
-    const int bench_status = folder.empty() ? 0 : run_phase("timing", bench_command, bench_options, bench_verdicts, timed);
+    const auto timing_started = Clock::now();
+    const int bench_status = folder.empty() ? 0 : run_phase("timing", bench_command, bench_options, bench_verdicts, timed, timing_started);
+    phase_seconds["timing"] = seconds_since(timing_started);
     if (bench_status != 0 && bench_status != 8) std::cerr << bench_command.front() << " (timing) ended with status " << bench_status << " (log: " << bench_options.log_path << ")\n";
     gather_slurm_outputs(request, timing_entries, bench_options.log_path, "");
     std::vector<Verdict> timed_written;
@@ -1244,6 +1249,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
                         {"versions", versions(tree)}};
   if (request.slurm) run["slurm"] = {{"tasks", request.slurm->tasks}, {"gpus_per_task", request.slurm->gpus_per_task}};
   if (gpus.gpus) run["gpu_slots"] = gpus.slots;
+  run["phase_seconds"] = phase_seconds;
   // The kernels that did not compile (findings.h's reproduce_command: how to see why again).
   run["kernels_not_compiled"] = nlohmann::json::array();
   for (const auto& [source, message] : broken) run["kernels_not_compiled"].push_back(source);
