@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -46,6 +47,11 @@ bool same_pci_address(const std::string& a, const std::string& b) {
 }
 
 std::vector<std::string> gpu_device_files() {
+  // GPUs chosen by UUID, or MIG instances (several share one device file): left as they are.
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+      visible != nullptr && std::string(visible).find_first_not_of("0123456789,") != std::string::npos) {
+    return {};
+  }
   // The driver's own library, opened here rather than linked: the program runs where it is missing.
   void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (cuda == nullptr) return {};

@@ -13,7 +13,8 @@ namespace backendbench::build {
 // The device file of each CUDA device this process sees, in CUDA's order (CUDA_VISIBLE_DEVICES and
 // CUDA_DEVICE_ORDER applied): the driver's library gives each device's PCI address, the driver's
 // /proc/driver/nvidia/gpus/<address>/information its minor number. Empty when the library, a
-// device or its file is missing (then every process sees every GPU, as without this).
+// device or its file is missing, or CUDA_VISIBLE_DEVICES names GPUs otherwise than by index
+// (UUIDs, MIG instances): then every process sees every GPU, as without this.
 std::vector<std::string> gpu_device_files();
 
 // The minor number in the text of /proc/driver/nvidia/gpus/<address>/information
