@@ -60,6 +60,8 @@ def entry_processes(root):
             environ = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
         except OSError:
             continue
+        if environ == [b""]:
+            continue  # ending since its command line was read: its memory, environment included, is gone
         gpu = [v.split(b"=", 1)[1].decode().split(",")[0] for v in environ if v.startswith(b"CTEST_RESOURCE_GROUP_0_GPUS=")]
         threads = [v.split(b"=", 1)[1].decode() for v in environ if v.startswith(b"OMP_NUM_THREADS=")]
         found.append((name, gpu[0] if gpu else None, threads[0] if threads else None))
