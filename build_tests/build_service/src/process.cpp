@@ -105,9 +105,6 @@ PipedChild start_piped(const std::vector<std::string>& argv, const std::map<std:
 
 namespace {
 
-// Waits at most `wait` for the child behind `pidfd` to end, waking as soon as it does (without a
-// pidfd, in steps of 10 ms): a run's phases follow one another, and a fixed sleep between polls
-// added up to half a second after each (the build, the correctness phase) to a 2 s run.
 // A pidfd of a child (pidfd_open), closed with this object; -1 where the kernel has none.
 struct ChildPidfd {
   explicit ChildPidfd(pid_t pid) : fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))) {}
@@ -119,6 +116,9 @@ struct ChildPidfd {
   const int fd;
 };
 
+// Waits at most `wait` for the child behind `pidfd` to end, waking as soon as it does (without a
+// pidfd, in steps of 10 ms): a run's phases follow one another, and a fixed sleep between polls
+// added up to half a second after each (the build, the correctness phase) to a 2 s run.
 void wait_for_end(int pidfd, std::chrono::milliseconds wait) {
   if (wait.count() <= 0) return;
   if (pidfd >= 0) {

@@ -313,7 +313,7 @@ int serve_entries(const Settings& settings, const std::string& default_manifest,
   }
   // This process's CUDA context gets one hardware queue, unless the user chose how many: the
   // queues of a context are made one at a time across the host, and sixteen processes starting
-  // CUDA at once over four H200s were ready after 3.4-4.6 s with CUDA's default of 8 against
+  // CUDA at once over four H200s were ready after 3.1-4.8 s with CUDA's default of 8 against
   // 2.2-2.4 s with 1 (scripts/cuda_start.py). Its streams then share one queue, which no check's
   // finding depends on: this process only checks (./bench times), and a kernel's calls are
   // observed in its worker. Set after the spare worker starts and unset once CUDA has, so that

@@ -1,7 +1,8 @@
 // The device file of each GPU (/dev/nvidia<minor>): a served supervisor given one GPU is started
 // seeing that GPU's file alone (entry_servers.h), because CUDA's start opens every GPU whose file
 // it finds, one process at a time across the host. Sixteen processes starting CUDA at once over
-// four H200s took 1.5-2.5 s in cuInit seeing all four files, 0.7 s seeing one each.
+// four H200s, each in bubblewrap, took 1.5-1.6 s in cuInit seeing all four files, 0.7-1.2 s
+// seeing one each (scripts/cuda_start.py).
 #pragma once
 
 #include <optional>
