@@ -191,5 +191,23 @@ TEST(WorkerProtocol, AHostileTensorTableIsAnError) {
   }
 }
 
+TEST(KeptDraws, ADrawIsHandedOverOnceAsMadeAndAnotherCaseDropsIt) {
+  KeptDraws kept;
+  const at::Tensor first = at::arange(4, at::kFloat), second = at::arange(4, at::kFloat) * 2;
+  kept.keep("case a", 0, {first, c10::IValue(int64_t{3})});
+  kept.keep("case a", 1, {second, c10::IValue(int64_t{3})});
+  first.fill_(-1);  // the call wrote its inputs after they were kept
+  const std::optional<std::vector<c10::IValue>> taken = kept.take("case a", 0);
+  ASSERT_TRUE(taken.has_value());
+  ASSERT_EQ(taken->size(), 2u);
+  EXPECT_TRUE(at::equal(taken->at(0).toTensor(), at::arange(4, at::kFloat)));
+  EXPECT_EQ(taken->at(1).toInt(), 3);
+  EXPECT_FALSE(kept.take("case a", 0).has_value()) << "a draw is handed over once";
+  EXPECT_FALSE(kept.take("case b", 1).has_value()) << "another case's key takes nothing";
+  kept.keep("case b", 0, {first});
+  EXPECT_FALSE(kept.take("case a", 1).has_value()) << "a draw of another case drops the kept ones";
+  ASSERT_TRUE(kept.take("case b", 0).has_value());
+}
+
 }  // namespace
 }  // namespace backendbench::worker

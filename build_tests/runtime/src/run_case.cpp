@@ -72,7 +72,8 @@ void refresh_values(const Stack& into, const Stack& from) {
 
 // One draw; returns false when the verdict is decided (failed or skipped).
 bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
-                const c10::OperatorHandle& handle, c10::Device device, int draw, int draws, Verdict& verdict) {
+                const c10::OperatorHandle& handle, c10::Device device, int draw, int draws, bool timed_next,
+                Verdict& verdict, Stack* inputs_made) {
   const std::string where =
       verdict.where() + (draws > 1 ? " (draw " + std::to_string(draw + 1) + " of " + std::to_string(draws) + ")" : "");
   const OperatorFacts& facts = facts_of(op.display);
@@ -115,7 +116,7 @@ bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& bac
   };
   try {
     // Observed where the backend runs: here, or in its kernel worker (worker.h).
-    const InputDraw drawn_from{&spec, draw, settings.salt};
+    const InputDraw drawn_from{&spec, draw, settings.salt, timed_next};
     std::optional<Backend::ObservedCall> observed =
         backend.call_overlapped(handle, device, drawn_from, [&] { return prepare() ? &kernel_inputs : nullptr; });
     if (!observed) return false;
@@ -174,20 +175,16 @@ bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& bac
     passed = passed && !finding.failed();
   }
   if (!passed) verdict.failed_draw = draw + 1;
+  // The draw's values as made, untouched: the kernel's copy went to it, the reference's to ATen.
+  if (passed && inputs_made != nullptr) *inputs_made = std::move(call.kernel_inputs_before);
   return passed;
 }
 
-}  // namespace
 
-std::string no_cuda_device_reason(const std::string& kernel_name) {
-  return kernel_name + " is a CUDA kernel and this machine has no CUDA device";
-}
-
-bool is_disqualifying_flag(const std::string& flag) {
-  return flag == "suspect" || flag == "hidden_work" || flag == "wrong_when_timed" || flag == "timing_disagrees";
-}
-
-Verdict check_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings) {
+// check_case; `timed_next` tells a kernel worker that these draws are timed next, and
+// `first_inputs` (when given) receives the first draw's inputs as made, for timing to use.
+Verdict check_case_for(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
+                       bool timed_next, Stack* first_inputs) {
   Verdict verdict = verdict_for(op, spec, backend, settings, "tests");
   const c10::Device device = backend.device(settings);
   // First, so that a Python kernel that does not load fails on any machine.
@@ -222,9 +219,26 @@ Verdict check_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& 
   const int draws = backend.kind() == Backend::Kind::kReference ? 1 : settings.draws;
   for (int draw = 0; draw < draws; ++draw) {
     verdict.draws = draw + 1;
-    if (!check_draw(op, spec, backend, settings, *handle, device, draw, draws, verdict)) break;
+    if (!check_draw(op, spec, backend, settings, *handle, device, draw, draws, timed_next, verdict,
+                    draw == 0 ? first_inputs : nullptr)) {
+      break;
+    }
   }
   return verdict;
+}
+
+}  // namespace
+
+std::string no_cuda_device_reason(const std::string& kernel_name) {
+  return kernel_name + " is a CUDA kernel and this machine has no CUDA device";
+}
+
+bool is_disqualifying_flag(const std::string& flag) {
+  return flag == "suspect" || flag == "hidden_work" || flag == "wrong_when_timed" || flag == "timing_disagrees";
+}
+
+Verdict check_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings) {
+  return check_case_for(op, spec, backend, settings, /*timed_next=*/false, nullptr);
 }
 
 Measurement measure_case(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
@@ -249,7 +263,7 @@ Measurement measure_case(const std::string& op_display, const c10::OperatorHandl
     Stack last_reference, last_kernel;
     auto reference_kept = [&](Stack stack) { return last_reference = reference(std::move(stack)); };
     auto candidate_kept = [&](Stack stack) { return last_kernel = candidate(std::move(stack)); };
-    reference(fresh());  // warm-up
+    measured.reference_outputs = reference(fresh());  // warm-up, and the outputs the roofline counts
     if (alone) {
       const Samples samples = timer.sample_one(fresh, reference);
       figures.reference_us = figures.kernel_us = samples.median_seconds() * 1e6;
@@ -311,8 +325,11 @@ Measurement measure_case(const std::string& op_display, const c10::OperatorHandl
 Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
                   Timer& timer) {
   const bool alone = backend.kind() == Backend::Kind::kReference;
-  // The same checks as the tests: a case that fails any of them is not timed.
-  Verdict verdict = check_case(op, spec, backend, settings);
+  // The same checks as the tests: a case that fails any of them is not timed. A kernel worker
+  // keeps the draws it made for them to time on; this process keeps the first draw's inputs.
+  Stack first_inputs;
+  Verdict verdict = check_case_for(op, spec, backend, settings, /*timed_next=*/backend.runs_in_worker(),
+                                   backend.runs_in_worker() ? &first_inputs : nullptr);
   verdict.frontend = "bench";
   if (!verdict.passed()) return verdict;
   const c10::Device device = backend.device(settings);
@@ -321,7 +338,8 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
   const std::string label = label_of(backend);
   try {
     // A kernel worker makes both draws itself; this process times the reference on the first.
-    std::vector<Stack> value_sets = {materialize(handle.schema(), spec, device, 0, settings.salt)};
+    std::vector<Stack> value_sets = {first_inputs.empty() ? materialize(handle.schema(), spec, device, 0, settings.salt)
+                                                          : std::move(first_inputs)};
     if (!alone && !backend.runs_in_worker()) value_sets.push_back(materialize(handle.schema(), spec, device, 1, settings.salt));
     // Measured where the backend runs: a kernel worker's figures are bounded here (worker.h).
     const std::vector<InputDraw> drawn_from = {{&spec, 0, settings.salt}, {&spec, 1, settings.salt}};
@@ -338,7 +356,9 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
     // peak: the kernel cannot have done the work) and `overhead_dominated` (within 1.3× of an
     // empty launch: the time is launch overhead).
     if (seconds > 0 && measured.errors.empty()) {
-      const Stack expected = backends().reference().call(handle, clone_inputs(value_sets[0]), device);
+      const Stack expected = measured.reference_outputs
+                                 ? *measured.reference_outputs
+                                 : backends().reference().call(handle, clone_inputs(value_sets[0]), device);
       const Work work = work_of(facts, value_sets[0], expected);
       const Peaks peaks = device_peaks(device, work.dtype, settings);
       figures.bytes = work.bytes;

@@ -67,12 +67,14 @@ json call_request(const std::string& kind, const std::string& op_display, const 
 
 // How a stack of inputs was made (InputDraw), for a worker to make the same values.
 json draw_json(const InputDraw& drawn) {
-  return {{"arguments", drawn.spec->arguments},
-          {"file", drawn.spec->file},
-          {"line", drawn.spec->line},
-          {"seed", drawn.spec->seed},
-          {"draw", drawn.draw},
-          {"salt", drawn.salt}};
+  json made = {{"arguments", drawn.spec->arguments},
+               {"file", drawn.spec->file},
+               {"line", drawn.spec->line},
+               {"seed", drawn.spec->seed},
+               {"draw", drawn.draw},
+               {"salt", drawn.salt}};
+  if (drawn.timed_next) made["timed_next"] = true;
+  return made;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -802,13 +804,27 @@ std::vector<c10::IValue> drawn_inputs(const json& drawn, const c10::OperatorHand
   return materialize(op.schema(), spec, device, drawn.at("draw").get<int>(), drawn.at("salt").get<uint64_t>());
 }
 
+// The case a recipe (draw_json) draws from, for KeptDraws: everything but the draw.
+std::string drawn_case_key(json drawn, const c10::OperatorHandle& op, c10::Device device) {
+  drawn.erase("draw");
+  drawn.erase("timed_next");
+  return drawn.dump() + " " + op.schema().name() + "." + op.schema().overload_name() + " " + device.str();
+}
+
+worker::KeptDraws& kept_draws() {
+  static auto* kept = new worker::KeptDraws;  // never destroyed: CUDA unloads before statics
+  return *kept;
+}
+
 json answer_call(const json& header, const std::vector<char>& payload, std::vector<char>& out,
                  device_share::Exports* exports, bool& fatal) {
   json answer = response_header();
   const auto [backend, op, device] = call_target(header);
   std::vector<c10::IValue> inputs;
   if (header.contains("inputs")) {
-    inputs = drawn_inputs(header.at("inputs"), op, device);
+    const json& drawn = header.at("inputs");
+    inputs = drawn_inputs(drawn, op, device);
+    if (drawn.value("timed_next", false)) kept_draws().keep(drawn_case_key(drawn, op, device), drawn.at("draw").get<int>(), inputs);
   } else {
     inputs = worker::load_values(payload);
     make_storages_resizable(inputs);
@@ -879,7 +895,11 @@ json answer_time(const json& header, const std::vector<char>& payload, bool& fat
   const auto [backend, op, device] = call_target(header);
   std::vector<std::vector<c10::IValue>> value_sets;
   if (header.contains("value_sets")) {
-    for (const json& drawn : header.at("value_sets")) value_sets.push_back(drawn_inputs(drawn, op, device));
+    for (const json& drawn : header.at("value_sets")) {
+      std::optional<std::vector<c10::IValue>> kept = kept_draws().take(drawn_case_key(drawn, op, device), drawn.at("draw").get<int>());
+      value_sets.push_back(kept ? std::move(*kept) : drawn_inputs(drawn, op, device));
+    }
+    kept_draws().clear();
   } else {
     for (const c10::IValue& set : worker::load_values(payload)) {
       if (!set.isTuple()) throw std::runtime_error("a value set that is not a tuple");
@@ -949,8 +969,14 @@ void start_cuda_on(c10::Device device) {
 // and the reference after it pays for waking it (on 16 cores a 1024x1024 relu read 33 us beside
 // itself and 66-77 us beside such a kernel, more than the 2x allowed). A kernel that claims to be
 // slower to loosen this bound gives up as much speedup.
-double supervisor_reference_us(const std::string& op_display, const c10::OperatorHandle& handle, c10::Device device,
-                               const std::vector<c10::IValue>& values, const Settings& settings, double kernel_us) {
+struct SupervisorReference {
+  double us = 0;
+  std::vector<c10::IValue> outputs;  // the reference's last result on `values`
+};
+
+SupervisorReference supervisor_reference(const std::string& op_display, const c10::OperatorHandle& handle,
+                                         c10::Device device, const std::vector<c10::IValue>& values,
+                                         const Settings& settings, double kernel_us) {
   // One timer per device, never destroyed (see bench_main.cpp: CUDA unloads before statics).
   static auto* timers = new std::map<std::string, std::unique_ptr<Timer>>;
   std::unique_ptr<Timer>& timer = (*timers)[device.str()];
@@ -963,11 +989,14 @@ double supervisor_reference_us(const std::string& op_display, const c10::Operato
     if (device.is_cuda()) rule.min_samples = rule.max_samples = layout.batch_pairs = 4;
     timer = std::make_unique<Timer>(device, rule, layout);
   }
-  const std::vector<c10::IValue> live = clone_inputs(values);
+  // `values` are this process's own (time_case's); the reference writes only what its schema
+  // says it writes, and those calls get copies.
   const bool writes_inputs = !written_arguments(handle.schema(), facts_of(op_display).unannotated_writes).empty();
-  auto fresh = [&] { return writes_inputs ? clone_inputs(live) : live; };
+  auto fresh = [&] { return writes_inputs ? clone_inputs(values) : values; };
   const BoundCall reference = backends().reference().bind(handle, values, device);
-  reference(fresh());  // warm-up
+  // No warm-up on CUDA: this process called the reference on this case's shapes in its checks
+  // just before, and a first sample read high is outvoted by the other three.
+  if (!device.is_cuda()) reference(fresh());
   // Each side's last result kept alive, as measure_case keeps them: a result freed at once hands
   // its block back hot to the next call, which on a CPU read a 1024x1024 relu 3.5x faster.
   std::vector<c10::IValue> last_first;
@@ -979,11 +1008,17 @@ double supervisor_reference_us(const std::string& op_display, const c10::Operato
     }
     return std::vector<c10::IValue>();
   };
-  if (device.is_cuda()) return timer->sample_one(fresh, first).median_seconds() * 1e6;
-  // The 10th percentile, not the median: on a busy CPU the scheduler only ever adds time, and a
-  // median taken while other processes shared the 2 cores read a 1024x1024 relu at 5.5 ms
-  // instead of 0.5 ms, loose enough to let a reference slowed 40x in the worker through.
-  return timer->sample_interleaved(fresh, first, one_core_busy).reference.quantile_seconds(0.1) * 1e6;
+  SupervisorReference measured;
+  if (device.is_cuda()) {
+    measured.us = timer->sample_one(fresh, first).median_seconds() * 1e6;
+  } else {
+    // The 10th percentile, not the median: on a busy CPU the scheduler only ever adds time, and a
+    // median taken while other processes shared the 2 cores read a 1024x1024 relu at 5.5 ms
+    // instead of 0.5 ms, loose enough to let a reference slowed 40x in the worker through.
+    measured.us = timer->sample_interleaved(fresh, first, one_core_busy).reference.quantile_seconds(0.1) * 1e6;
+  }
+  measured.outputs = std::move(last_first);
+  return measured;
 }
 
 Measurement measure_in_worker_once(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
@@ -1044,7 +1079,7 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
   }
   // The reference as the worker timed it runs in the kernel's process, where a kernel can slow
   // it (a slower aten kernel registered at load, say) to inflate its own speedup. This process
-  // times the reference itself (supervisor_reference_us); the worker's may not be more than
+  // times the reference itself (supervisor_reference); the worker's may not be more than
   // kReferenceAgreement times slower (plus kReferenceSlackUs of noise on tiny calls).
   if (measured.errors.empty()) {
     double own_us = 0;
@@ -1052,9 +1087,10 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
       // The fastest this process has read the reference in any attempt: other work on the machine
       // only ever adds time, so more attempts sharpen the bound and never loosen it (a median
       // that one busy attempt inflated 10x let a reference slowed 40x through).
-      own_us = std::min(fastest_reference_us,
-                        supervisor_reference_us(op_display, handle, device, value_sets.at(0), settings, f.kernel_us));
+      SupervisorReference own = supervisor_reference(op_display, handle, device, value_sets.at(0), settings, f.kernel_us);
+      own_us = std::min(fastest_reference_us, own.us);
       fastest_reference_us = own_us;
+      measured.reference_outputs = std::move(own.outputs);
     } catch (const std::exception& error) {
       measured.errors.push_back(backend.name() + " (" + backend.source() + "): the reference failed when timed on " + where +
                                 ": " + error.what());

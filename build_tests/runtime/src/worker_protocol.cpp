@@ -300,4 +300,20 @@ std::vector<c10::IValue> load_values(const std::vector<char>& payload, const dev
   }
 }
 
+void KeptDraws::keep(const std::string& case_key, int draw, const std::vector<c10::IValue>& inputs) {
+  if (case_key != case_key_) kept_.clear();
+  case_key_ = case_key;
+  kept_[draw] = clone_inputs(inputs);
+}
+
+std::optional<std::vector<c10::IValue>> KeptDraws::take(const std::string& case_key, int draw) {
+  const auto found = case_key == case_key_ ? kept_.find(draw) : kept_.end();
+  if (found == kept_.end()) return std::nullopt;
+  std::vector<c10::IValue> inputs = std::move(found->second);
+  kept_.erase(found);
+  return inputs;
+}
+
+void KeptDraws::clear() { kept_.clear(); }
+
 }  // namespace backendbench::worker

@@ -32,6 +32,9 @@ struct InputDraw {
   const CaseSpec* spec = nullptr;
   int draw = 0;
   uint64_t salt = 0;
+  // A check that timing of the same draws follows (./bench): a kernel worker keeps the inputs it
+  // made for the call and times on them instead of making them again.
+  bool timed_next = false;
 };
 
 class Backend {

@@ -10,6 +10,8 @@
 //   the roofline figures and flags.
 #pragma once
 
+#include <optional>
+
 #include "backendbench/backend.h"
 #include "backendbench/cases.h"
 #include "backendbench/settings.h"
@@ -31,6 +33,9 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
 struct Measurement {
   TimingFigures figures;  // kernel_us: the backend's median
   std::vector<std::string> flags, errors;
+  // The reference's outputs on the first value set, where this process computed them while
+  // measuring (the roofline counts their bytes instead of calling the reference once more).
+  std::optional<Stack> reference_outputs;
 };
 // Times `backend` against the reference on `value_sets` (the case's draws; the first is the
 // one timed, the others alternate between batches) in this process.

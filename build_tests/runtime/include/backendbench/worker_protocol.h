@@ -17,7 +17,9 @@
 //
 // Inputs and value sets travel as values, or, where the supervisor made them from a case
 // (`inputs`, `value_sets`: its argument text, seed, draw and salt), as that recipe alone: the
-// worker makes the same values with the same deterministic materialize() (inputs.h).
+// worker makes the same values with the same deterministic materialize() (inputs.h). A call whose
+// recipe says `timed_next` (./bench's checks) has the worker keep the inputs it made, and the
+// time request that follows takes them instead of making them again (KeptDraws).
 //
 // The supervisor reads every response as hostile input: sizes are bounded, a malformed message
 // is an error of that worker (which is then stopped), and nothing in it can pass a case.
@@ -26,6 +28,7 @@
 #include <ATen/core/ivalue.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -85,5 +88,22 @@ class MessageReader {
 // (the socket a GPU worker has), was mapped.
 std::vector<char> save_values(const std::vector<c10::IValue>& values, device_share::Exports* exports = nullptr);
 std::vector<c10::IValue> load_values(const std::vector<char>& payload, const device_share::Imports* imports = nullptr);
+
+// A worker's inputs of the latest case's draws, as made before the call, for the time request
+// that follows (0.7 s of ./bench's 68 on the 914-case subset, H200, went to making them again).
+// Only one case's draws are kept. What the worker times on is its word anyway, bounded from
+// outside (worker.h), so a kernel that changes them gains nothing.
+class KeptDraws {
+ public:
+  // Keeps a copy of `inputs` as draw `draw` of the case `case_key`; drops any other case's.
+  void keep(const std::string& case_key, int draw, const std::vector<c10::IValue>& inputs);
+  // The inputs kept for that draw, handed over once; nullopt when none are.
+  std::optional<std::vector<c10::IValue>> take(const std::string& case_key, int draw);
+  void clear();
+
+ private:
+  std::string case_key_;
+  std::map<int, std::vector<c10::IValue>> kept_;
+};
 
 }  // namespace backendbench::worker
