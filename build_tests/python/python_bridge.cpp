@@ -284,9 +284,9 @@ BACKENDBENCH_EXPORT_C void backendbench_python_start() {
   start_interpreter();
   py::gil_scoped_acquire gil;
   try {
-    // A Triton kernel's module imports it first thing: 0.7 s more than torch alone on the H200
-    // machine (`python3 -c "import torch, triton"`), paid here instead.
-    if (py::module_::import("importlib.util").attr("find_spec")("triton").cast<bool>()) py::module_::import("triton");
+    // A Triton kernel's module imports it first thing (0.7 s more than torch alone on the H200
+    // machine), and its first call compiles Triton's driver helpers (1.4 s): both paid here.
+    helpers().attr("start_triton")();
   } catch (py::error_already_set&) {
     // Its kernels' own import will say why.
   }
