@@ -99,6 +99,39 @@ TEST(Timing, BatchesAreLedByEachSideInTurn) {
   EXPECT_EQ(pair.ratios.size(), 8u);
 }
 
+TEST(Timing, HiddenWorkOnOtherStreamsAndOnTheHostAreJudgedApart) {
+  constexpr double us = 1e-6;
+  // The reference: one launch, 5 us of host time, 3 us on the GPU.
+  HiddenWorkReading reading{5 * us, 2 * us, 3 * us, 0, 0, 0};
+  // An honest kernel of six launches on a small input: 6 x 5 us of host time, the GPU done 2 us
+  // after the last, 12 us of GPU time as the events read it.
+  HiddenWorkReading many_launches = reading;
+  many_launches.kernel_call = 30 * us, many_launches.kernel_wait = 2 * us, many_launches.kernel_events = 12 * us;
+  HiddenWork judged = judge_hidden_work({many_launches, many_launches, many_launches}, /*count_call_time=*/true);
+  EXPECT_EQ(judged.on_other_streams, 0) << "launch overhead is not work on another stream";
+  EXPECT_EQ(judged.on_the_host, 0) << "32 - 12 us, 16 us beyond the reference's own 4 us: within the 20 us bar";
+  many_launches.kernel_call = 60 * us;  // twelve launches
+  EXPECT_NEAR(judge_hidden_work({many_launches, many_launches, many_launches}, true).on_the_host, (62 - 12 - 4) * us, 1e-9);
+  // Work left on a side stream: the host waits 200 us after the call for work the events missed.
+  HiddenWorkReading side_stream = reading;
+  side_stream.kernel_call = 6 * us, side_stream.kernel_wait = 200 * us, side_stream.kernel_events = 2 * us;
+  judged = judge_hidden_work({side_stream, side_stream, side_stream}, true);
+  EXPECT_NEAR(judged.on_other_streams, (198 - (-1)) * us, 1e-9);
+  EXPECT_GT(judged.on_the_host, 0);
+  EXPECT_GT(judge_hidden_work({side_stream}, /*count_call_time=*/false).on_other_streams, 0);
+  // One reading within noise clears a part: a host that stalled once flags nothing.
+  HiddenWorkReading stalled = many_launches;
+  stalled.kernel_call = 500 * us;
+  EXPECT_EQ(judge_hidden_work({stalled, reading, stalled}, true).on_the_host, 0);
+  EXPECT_NEAR(judge_hidden_work({stalled, many_launches}, true).on_the_host, (62 - 12 - 4) * us, 1e-9) << "the smallest";
+  // Without the call's own time (a Python kernel's launch), only other streams count.
+  EXPECT_EQ(judge_hidden_work({many_launches}, /*count_call_time=*/false).on_the_host, 0);
+  // The bar is a quarter of the kernel's time where that is more than 20 us.
+  HiddenWorkReading long_kernel = reading;
+  long_kernel.kernel_call = 50 * us, long_kernel.kernel_wait = 400 * us, long_kernel.kernel_events = 400 * us;
+  EXPECT_EQ(judge_hidden_work({long_kernel}, true).on_the_host, 0) << "46 us beyond the reference is under 100 us";
+}
+
 #if __has_include(<c10/cuda/CUDAStream.h>) && __has_include(<cuda_runtime_api.h>)
 // A "kernel" that does its work on a side stream: events on the current stream miss it; the
 // hidden-work guard must not.
@@ -125,11 +158,15 @@ TEST(Timing, WorkHiddenOnASideStreamIsFlagged) {
   };
   const auto none = [] { return Timer::Inputs{}; };
   for (const bool count_call_time : {true, false}) {
-    EXPECT_EQ(timer.hidden_work_seconds(none, reference, honest, count_call_time), 0);
-    EXPECT_GT(timer.hidden_work_seconds(none, reference, hiding, count_call_time), 0);
+    const HiddenWork of_honest = timer.hidden_work(none, reference, honest, count_call_time);
+    EXPECT_EQ(of_honest.on_other_streams, 0);
+    EXPECT_EQ(of_honest.on_the_host, 0);
+    EXPECT_GT(timer.hidden_work(none, reference, hiding, count_call_time).on_other_streams, 0);
   }
-  EXPECT_GT(timer.hidden_work_seconds(none, reference, host_bound, /*count_call_time=*/true), 0);
-  EXPECT_EQ(timer.hidden_work_seconds(none, reference, host_bound, /*count_call_time=*/false), 0);
+  const HiddenWork of_host_bound = timer.hidden_work(none, reference, host_bound, /*count_call_time=*/true);
+  EXPECT_EQ(of_host_bound.on_other_streams, 0) << "host time before the launch is not work on another stream";
+  EXPECT_GT(of_host_bound.on_the_host, 250e-6);
+  EXPECT_EQ(timer.hidden_work(none, reference, host_bound, /*count_call_time=*/false).on_the_host, 0);
 }
 #endif
 

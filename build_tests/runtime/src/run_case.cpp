@@ -309,9 +309,22 @@ Measurement measure_case(const std::string& op_display, const c10::OperatorHandl
       }
       if (figures.speedup > kSpeedupReviewThreshold) measured.flags.push_back("speedup_review");
       if (device.is_cuda()) {
-        const double hidden = timer.hidden_work_seconds(fresh, reference, candidate, !backend.launches_from_python());
-        figures.hidden_work_us = hidden * 1e6;
-        if (hidden > 0) measured.flags.push_back("hidden_work");
+        // Work on other streams fails the case; host time the events missed is added to the
+        // kernel's (timing.h, HiddenWork: a many-launch kernel's and a host-computed answer's
+        // look alike).
+        const HiddenWork hidden = timer.hidden_work(fresh, reference, candidate, !backend.launches_from_python());
+        if (hidden.on_other_streams > 0) {
+          figures.hidden_work_us = hidden.on_other_streams * 1e6;
+          measured.flags.push_back("hidden_work");
+        } else if (hidden.on_the_host > 0) {
+          figures.hidden_work_us = hidden.on_the_host * 1e6;
+          const double timed_us = figures.kernel_us;
+          figures.kernel_us += figures.hidden_work_us;
+          figures.kernel_mean_us += figures.hidden_work_us;
+          // The speedup is the mean of the pairs' ratios; scaled as the median kernel time was.
+          if (figures.kernel_us > 0) figures.speedup *= timed_us / figures.kernel_us;
+          measured.flags.push_back("host_time_added");
+        }
       }
     }
     figures.launch_overhead_us = timer.launch_overhead_seconds() * 1e6;

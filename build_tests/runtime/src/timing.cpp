@@ -213,25 +213,43 @@ Timer::HostTimes Timer::host_times(const MakeInputs& make, const Call& call) {
   return {returned - start, now_seconds() - returned};
 }
 
-double Timer::hidden_work_seconds(const MakeInputs& make, const Call& reference, const Call& kernel, bool count_call_time) {
+HiddenWork judge_hidden_work(const std::vector<HiddenWorkReading>& readings, bool count_call_time) {
+  constexpr double kNoiseSeconds = 20e-6;
+  HiddenWork smallest{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  bool streams_cleared = readings.empty(), host_cleared = readings.empty() || !count_call_time;
+  for (const HiddenWorkReading& r : readings) {
+    const double noise = std::max(kNoiseSeconds, 0.25 * r.kernel_events);
+    const double on_streams = (r.kernel_wait - r.kernel_events) - (r.reference_wait - r.reference_events);
+    const double on_host = (r.kernel_call + r.kernel_wait - r.kernel_events) -
+                           (r.reference_call + r.reference_wait - r.reference_events);
+    if (on_streams <= noise) streams_cleared = true;
+    if (on_host <= noise) host_cleared = true;
+    smallest.on_other_streams = std::min(smallest.on_other_streams, on_streams);
+    smallest.on_the_host = std::min(smallest.on_the_host, on_host);
+  }
+  return {streams_cleared ? 0 : smallest.on_other_streams, host_cleared ? 0 : smallest.on_the_host};
+}
+
+HiddenWork Timer::hidden_work(const MakeInputs& make, const Call& reference, const Call& kernel, bool count_call_time) {
   constexpr int kMeasurements = 3;
-  double smallest = std::numeric_limits<double>::infinity();
+  std::vector<HiddenWorkReading> readings;
   for (int measurement = 0; measurement < kMeasurements; ++measurement) {
-    Samples reference_host_time, kernel_host_time, reference_events, kernel_events;
+    Samples reference_call, reference_wait, reference_events, kernel_call, kernel_wait, kernel_events;
     for (int i = 0; i < 5; ++i) {
       const HostTimes reference_host = host_times(make, reference), kernel_host = host_times(make, kernel);
-      reference_host_time.add(reference_host.wait + (count_call_time ? reference_host.call : 0));
-      kernel_host_time.add(kernel_host.wait + (count_call_time ? kernel_host.call : 0));
+      reference_call.add(reference_host.call);
+      reference_wait.add(reference_host.wait);
+      kernel_call.add(kernel_host.call);
+      kernel_wait.add(kernel_host.wait);
       reference_events.add(time(make, reference));
       kernel_events.add(time(make, kernel));
     }
-    const double reference_excess = reference_host_time.median_seconds() - reference_events.median_seconds();
-    const double kernel_excess = kernel_host_time.median_seconds() - kernel_events.median_seconds();
-    const double hidden = kernel_excess - reference_excess;
-    if (hidden <= std::max(20e-6, 0.25 * kernel_events.median_seconds())) return 0;
-    smallest = std::min(smallest, hidden);
+    readings.push_back({reference_call.median_seconds(), reference_wait.median_seconds(), reference_events.median_seconds(),
+                        kernel_call.median_seconds(), kernel_wait.median_seconds(), kernel_events.median_seconds()});
+    const HiddenWork judged = judge_hidden_work(readings, count_call_time);
+    if (judged.on_other_streams == 0 && judged.on_the_host == 0) break;
   }
-  return smallest;
+  return judge_hidden_work(readings, count_call_time);
 }
 
 }  // namespace backendbench

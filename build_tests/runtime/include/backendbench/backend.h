@@ -92,7 +92,7 @@ class Backend {
   };
   virtual std::optional<Unusable> unusable() const { return std::nullopt; }
   // A kernel called through the embedded interpreter: its launch costs host time of its own,
-  // which the timing flags must not read as hidden work (Timer::hidden_work_seconds).
+  // which the timing must not read as hidden work (Timer::hidden_work).
   virtual bool launches_from_python() const { return false; }
   // Whether its code runs in a kernel worker (worker.h), not in this process.
   virtual bool runs_in_worker() const { return false; }

@@ -29,7 +29,8 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
                   Timer& timer);
 
 // What timing measured where the backend runs, before the roofline: the figures (no roofline
-// fields), the flags it raised (wrong_when_timed, speedup_review, hidden_work) and its errors.
+// fields), the flags it raised (wrong_when_timed, speedup_review, hidden_work, host_time_added)
+// and its errors.
 struct Measurement {
   TimingFigures figures;  // kernel_us: the backend's median
   std::vector<std::string> flags, errors;
@@ -43,8 +44,8 @@ Measurement measure_case(const std::string& op_display, const c10::OperatorHandl
                          c10::Device device, const std::vector<Stack>& value_sets, Timer& timer, const std::string& where);
 
 // A flag that makes a timed case count as failed in the scores (speedup 1.0, operator
-// incorrect): `suspect` (faster than the hardware allows), `hidden_work` (work outside the
-// timed stream), `wrong_when_timed` (right when checked, wrong when timed), `timing_disagrees`
+// incorrect): `suspect` (faster than the hardware allows), `hidden_work` (work left on other
+// streams), `wrong_when_timed` (right when checked, wrong when timed), `timing_disagrees`
 // (a kernel worker's figures disagree with what the supervisor observed, worker.h).
 bool is_disqualifying_flag(const std::string& flag);
 

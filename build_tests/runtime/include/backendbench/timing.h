@@ -54,6 +54,32 @@ struct PairedSamples {
 // A speedup above this is flagged (counter speedup_review): check the kernel does the work.
 constexpr double kSpeedupReviewThreshold = 10.0;
 
+// One measurement of hidden work: medians over its calls, seconds. `call` is the host time of
+// the call itself (the devices idle when it starts), `wait` the host's wait from its return until
+// every device is done, `events` the call as the events around it on the current stream read it,
+// timed after a cache flush as the samples are.
+struct HiddenWorkReading {
+  double reference_call = 0, reference_wait = 0, reference_events = 0;
+  double kernel_call = 0, kernel_wait = 0, kernel_events = 0;
+};
+
+// What the events on the current stream did not see, beyond the reference's own such time, in
+// seconds; 0 where it is within noise (20 µs or a quarter of the kernel's event time) in any
+// reading, else the smallest over the readings: work on another stream costs every call, while
+// a host that stalls once shows in one reading only.
+//   on_other_streams: from the wait after the call returns, work still running on other streams
+//     or devices. Disqualifying (the `hidden_work` flag): the kernel's time misses its work.
+//   on_the_host: from the call's own host time and that wait together (0 without
+//     `count_call_time`). A kernel of several launches spends host time on each, which the
+//     events, queued behind the flush, do not see; work computed on the host while the flush
+//     runs shows the same way, and the two cannot be told apart by time. So it is not a failure:
+//     it is added to the kernel's time (the `host_time_added` flag), which leaves a host-computed
+//     answer no speedup and an honest many-launch kernel the time its launches cost.
+struct HiddenWork {
+  double on_other_streams = 0, on_the_host = 0;
+};
+HiddenWork judge_hidden_work(const std::vector<HiddenWorkReading>& readings, bool count_call_time);
+
 class Timer {
  public:
   using Inputs = std::vector<c10::IValue>;
@@ -81,17 +107,13 @@ class Timer {
   // cases within 1.3× of it are overhead-dominated. 0 on the CPU.
   double launch_overhead_seconds();
 
-  // Work a kernel does outside what the events on the current stream see: on another stream or
-  // device, or on the host while the GPU is still busy with the flush queued before the call.
-  // The host-timed call with every device synchronised, minus the event-timed call, compared
-  // with the same difference for the reference. `count_call_time` false leaves the call's own
-  // host time out (only the wait after it returns counts): for a Python kernel, whose launch
-  // from the interpreter costs tens of microseconds of host time that is not hidden work, so
-  // only work on other streams is caught there. Returns the excess
-  // in seconds when it is beyond noise (20 µs and a quarter of the kernel's time) in each of
-  // three measurements (the smallest of them), else 0: work on another stream costs every call,
-  // while a host that stalls once (a shared machine) shows in one measurement only.
-  double hidden_work_seconds(const MakeInputs& make, const Call& reference, const Call& kernel, bool count_call_time);
+  // Work a kernel does outside what the events on the current stream see (HiddenWork, below):
+  // the host-timed call with every device synchronised, minus the event-timed call, compared
+  // with the same difference for the reference, in up to three measurements of 5 calls each.
+  // `count_call_time` false leaves the call's own host time out (only the wait after it returns
+  // counts): for a Python kernel, whose launch from the interpreter costs tens of microseconds
+  // of host time, so only work on other streams is measured there.
+  HiddenWork hidden_work(const MakeInputs& make, const Call& reference, const Call& kernel, bool count_call_time);
 
  private:
   // The call's host time and the wait from its return until every device is done (the devices

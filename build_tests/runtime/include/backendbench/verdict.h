@@ -25,6 +25,8 @@ struct TimingFigures {
   int samples = 0;
   double iqr_pct = 0, reference_iqr_pct = 0;
   double bytes = 0, flops = 0, gbps = 0, tflops = 0, pct_peak_bw = 0, pct_peak_flops = 0;
+  // hidden_work_us: work on other streams (flag hidden_work), or the host time added to
+  // kernel_us (flag host_time_added); timing.h's HiddenWork.
   double launch_overhead_us = 0, hidden_work_us = 0;
 };
 
@@ -50,7 +52,8 @@ struct Verdict {
   std::vector<std::string> errors;   // every failure message, located ("<op> case <name> ... (draw i of n): ...")
   double max_abs_error = 0, max_rel_error = 0;  // of the first draw's outputs
   std::optional<TimingFigures> timing;
-  // suspect, overhead_dominated, speedup_review, hidden_work, wrong_when_timed
+  // suspect, overhead_dominated, speedup_review, hidden_work, host_time_added, wrong_when_timed,
+  // timing_disagrees
   std::vector<std::string> flags;
   // Wall milliseconds the case took in the supervisor that ran it (run_job_case); -1: none (a
   // verdict the planner made, for a case that never ran). What `backendbench run` plans the next
