@@ -285,7 +285,8 @@ BACKENDBENCH_EXPORT_C void backendbench_python_start() {
   py::gil_scoped_acquire gil;
   try {
     // A Triton kernel's module imports it first thing (0.7 s more than torch alone on the H200
-    // machine), and its first call compiles Triton's driver helpers (1.4 s): both paid here.
+    // machine), and a process's first Triton call takes 1.4 s there (most likely Triton building
+    // its driver helpers): both paid here.
     helpers().attr("start_triton")();
   } catch (py::error_already_set&) {
     // Its kernels' own import will say why.

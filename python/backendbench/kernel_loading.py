@@ -33,9 +33,9 @@ def _line_in(path: str, error: BaseException) -> int:
 
 def start_triton() -> None:
     """Imports Triton where it is installed (0.7 s on the H200 machine) and, where CUDA is
-    available, compiles and launches one tiny kernel: a process's first Triton compile also
-    builds and loads Triton's CUDA driver helpers, 1.4 s of the first candidate's check on the H200
-    machine against 40-50 ms for each later compile (.devdeps' probe, 2026-11-28). Run by a spare
+    available, compiles and launches one tiny kernel: a process's first Triton kernel call took
+    1.4 s on the H200 machine, each later compile 40-60 ms (a probe, 2026-11-28), most likely
+    because the first also builds and loads Triton's CUDA driver helpers. Run by a spare
     worker before any kernel is loaded; a failure is left for the kernels' own import to report."""
     if importlib.util.find_spec("triton") is None:
         return

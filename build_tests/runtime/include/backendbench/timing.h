@@ -107,7 +107,7 @@ class Timer {
   // cases within 1.3× of it are overhead-dominated. 0 on the CPU.
   double launch_overhead_seconds();
 
-  // Work a kernel does outside what the events on the current stream see (HiddenWork, below):
+  // Work a kernel does outside what the events on the current stream see (HiddenWork, above):
   // the host-timed call with every device synchronised, minus the event-timed call, compared
   // with the same difference for the reference, in up to three measurements of 5 calls each.
   // `count_call_time` false leaves the call's own host time out (only the wait after it returns
