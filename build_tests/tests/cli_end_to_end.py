@@ -702,12 +702,25 @@ def reward():
     after_python = spares(python_started=True)
     check(any(flag and mapped for flag, mapped in after_python),
           f"after a Python candidate the spare worker has started Python before the next one ({after_python})")
+    # Spares replaced at once also keep one served executable ahead per suite and language (its
+    # first spare in the language: --backendbench_first_spare), so candidates take two in turn.
+    served_executables = [pid for pid in descendants(served.pid)
+                          if any(word.startswith(b"--backendbench_serve=") for word in
+                                 open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0"))]
+    check(len(served_executables) == 4,
+          f"a served executable kept ahead beside each one used, for C++ and for Python ({len(served_executables)})")
+    for _ in range(240):
+        python_spares = sum(flag and mapped for flag, mapped in started_as_spares())
+        if python_spares >= 2:
+            break
+        time.sleep(0.25)
+    check(python_spares >= 2, f"the served executable kept ahead has its first spare start Python ({python_spares})")
     check(answer_to({"id": "py_wrong", "op": "relu", "language": "python",
                      "source": python_head + "    return x.clone()\n"}).get("outcome") == "failed",
           "a wrong Python candidate fails in the spare that started Python")
     # A spare taken is replaced at once (BACKENDBENCH_EARLY_SPARE=on): while a slow candidate is
-    # checked in the spare it took, the next candidate's spare starts beside it (two workers
-    # started as Python spares).
+    # checked in the spare it took, the next candidate's spare starts beside it (three workers
+    # started as Python spares: that one, its replacement, and the other served executable's).
     served.stdin.write(json.dumps({"id": "py_slow", "op": "relu", "language": "python",
                                    "source": python_head + "    import time\n    time.sleep(0.5)\n"
                                              "    return torch.clamp(x, min=0)\n"}) + "\n")
@@ -715,12 +728,12 @@ def reward():
     during = []
     for _ in range(40):
         during = started_as_spares()
-        if sum(flag for flag, _ in during) >= 2:
+        if sum(flag for flag, _ in during) >= 3:
             break
         time.sleep(0.1)
     line = served.stdout.readline()
     slow = json.loads(line) if line.strip() else {}
-    check(sum(flag for flag, _ in during) >= 2,
+    check(sum(flag for flag, _ in during) >= 3,
           f"while a candidate is checked in the spare it took, the next spare is already starting ({during})")
     check(slow.get("outcome") == "passed", f"the slow Python candidate passes ({slow.get('reason', '')})")
     served.stdin.close()

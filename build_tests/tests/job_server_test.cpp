@@ -69,6 +69,28 @@ TEST(JobServer, AServerThatEndedBetweenRequestsIsStartedAgain) {
   EXPECT_EQ(server.run(a_request(), 10), "");
 }
 
+TEST(JobServer, AServerStartedAheadRunsBeforeItsFirstRequest) {
+  char folder[] = "/tmp/backendbench_job_server_test_XXXXXX";
+  ASSERT_NE(mkdtemp(folder), nullptr);
+  const std::string marker = std::string(folder) + "/started";
+  JobServer server({"/bin/sh", "-c", "touch " + marker + "; while read line; do echo '" + kAnswer + "'; done"}, "/dev/null");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_NE(access(marker.c_str(), F_OK), 0);  // not started by being made
+  server.start_ahead();
+  bool started = false;
+  for (int waited = 0; !started && waited < 10000; waited += 20) {
+    started = access(marker.c_str(), F_OK) == 0;
+    if (!started) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(started);
+  unlink(marker.c_str());
+  server.start_ahead();  // running: not started again
+  EXPECT_EQ(server.run(a_request(), 10), "");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_NE(access(marker.c_str(), F_OK), 0);
+  rmdir(folder);
+}
+
 TEST(JobServer, AServerEndsByItselfWhenItsPlannerIsDone) {
   // What it does once its input closes (a served executable removes its workers' scratch
   // folders) happens before it is gone: it is not killed at once.

@@ -98,6 +98,16 @@ TEST(Settings, EarlySparesAreAutoOnOrOff) {
             "expected 'auto', 'on' or 'off'");
 }
 
+TEST(Settings, AFirstSpareIsCppOrPython) {
+  EXPECT_FALSE(parse(Frontend::kTests, {}).first_spare_python);
+  EXPECT_TRUE(parse(Frontend::kTests, {}, {"--backendbench_first_spare=python"}).first_spare_python);
+  EXPECT_FALSE(parse(Frontend::kTests, {{"BACKENDBENCH_FIRST_SPARE", "cpp"}}, {"--backendbench_first_spare=python"}).first_spare_python);
+  EXPECT_EQ(error_of(Frontend::kTests, {}, {"--backendbench_first_spare=triton"}),
+            "command line: argument 1 (--backendbench_first_spare): error: 'triton' is not a valid value of "
+            "BACKENDBENCH_FIRST_SPARE; expected 'cpp' or 'python'");
+  EXPECT_NE(error_of(Frontend::kBench, {}, {"--backendbench_first_spare=python"}), "");
+}
+
 TEST(Settings, EachExecutableReadsOnlyItsOwn) {
   // ./bench's layout means nothing to the tests: not read there, and a flag of it is an error.
   EXPECT_EQ(error_of(Frontend::kTests, {{"BACKENDBENCH_FLUSH", "clean"}}), "");

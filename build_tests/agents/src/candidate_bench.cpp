@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -14,11 +15,14 @@
 #include <sstream>
 #include <thread>
 
+#include <sched.h>
 #include <unistd.h>
 
 #include "backendbench/files.h"
 #include "backendbench/job_verdicts.h"
 #include "backendbench/sandbox.h"
+#include "backendbench/settings.h"
+#include "backendbench/worker.h"
 #include "language/diagnostic.h"
 #include "build_service/process.h"
 #include "emit/emitter.h"
@@ -107,6 +111,18 @@ CandidateBench::CandidateBench(CandidateBenchOptions options) : options_(std::mo
   if (options_.attempts_root.empty()) throw std::invalid_argument("CandidateBench needs the attempts' root folder");
   options_.attempts_root = std::filesystem::absolute(options_.attempts_root).lexically_normal().string();
   files::make_directories(options_.attempts_root);
+  // The served executables' own rule for early spares, from the same setting (the environment
+  // they inherit) and the same cores.
+  int argc = 1;
+  char name[] = "backendbench";
+  char* argv[] = {name, nullptr};
+  const Settings settings = parse_settings(Frontend::kTests, argc, argv, [](const char* variable) -> const char* {
+    return std::string(variable) == "BACKENDBENCH_EARLY_SPARE" ? std::getenv(variable) : nullptr;
+  });
+  cpu_set_t usable;
+  const int cores = sched_getaffinity(0, sizeof(usable), &usable) == 0 ? CPU_COUNT(&usable)
+                                                                      : static_cast<int>(std::thread::hardware_concurrency());
+  server_ahead_ = replaces_spare_at_once(settings.early_spare, cores);
 }
 
 void CandidateBench::prepare(const std::string& log_path) {
@@ -440,17 +456,29 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
 std::unique_ptr<build::JobServer> CandidateBench::take_server(const std::string& suite) const {
   std::lock_guard<std::mutex> lock(servers_mutex_);
   std::vector<std::unique_ptr<build::JobServer>>& idle = idle_servers_[suite];
+  std::unique_ptr<build::JobServer> taken;
   if (!idle.empty()) {
     // The one idle longest: its spare worker has had the most time to start libtorch (and
     // Python); the one just given back is still starting its own.
-    std::unique_ptr<build::JobServer> server = std::move(idle.front());
+    taken = std::move(idle.front());
     idle.erase(idle.begin());
-    return server;
+  } else {
+    taken = new_server(suite);
   }
+  if (server_ahead_ && idle.empty()) {
+    idle.push_back(new_server(suite));
+    idle.back()->start_ahead();
+  }
+  return taken;
+}
+
+std::unique_ptr<build::JobServer> CandidateBench::new_server(const std::string& suite) const {
   const std::string log = options_.attempts_root + "/job_server_" + suite + "_" + std::to_string(++servers_started_) + ".log";
   return std::make_unique<build::JobServer>(
       std::vector<std::string>{options_.tree.test_executable(suite), "--backendbench_serve=" + options_.attempts_root,
-                               std::string("--backendbench_sandbox=") + (options_.sandbox ? "bwrap" : "none")},
+                               std::string("--backendbench_sandbox=") + (options_.sandbox ? "bwrap" : "none"),
+                               // Its first spare ready for this bench's language (later ones follow the last request).
+                               std::string("--backendbench_first_spare=") + (options_.language == KernelLanguage::kPython ? "python" : "cpp")},
       log);
 }
 

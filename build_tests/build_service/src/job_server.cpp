@@ -71,6 +71,10 @@ std::string JobServer::last_output() const {
   return tail.empty() ? "" : "; its last output:\n" + tail;
 }
 
+void JobServer::start_ahead() {
+  if (pid_ < 0) start();
+}
+
 std::string JobServer::run(const Request& request, double timeout_seconds) {
   // A server that ended since its last request (killed from outside, say) never saw this one:
   // it is sent again to a new one.

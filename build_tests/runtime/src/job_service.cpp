@@ -271,7 +271,7 @@ std::optional<std::string> read_request_line(int fd) {
 int serve_jobs(const Settings& settings, int in_fd, int out_fd) {
   const std::vector<std::string> roots = {settings.serve_root};
   try {
-    start_spare_worker(roots, settings);
+    start_spare_worker(roots, settings, settings.first_spare_python);
   } catch (const std::exception& error) {
     std::cerr << error.what() << "\n";
     return 2;

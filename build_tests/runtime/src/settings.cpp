@@ -160,6 +160,15 @@ const std::vector<Setting>& settings_table() {
          s.early_spare = text == "auto" ? std::nullopt : std::optional<bool>(text == "on");
          return true;
        }},
+      {"BACKENDBENCH_FIRST_SPARE", "backendbench_first_spare", {F::kTests}, "'cpp' or 'python'",
+       "a served executable's first spare kernel worker starts libtorch alone (cpp) or Python as well, with Triton on "
+       "a GPU (python); later spares follow the last request's kernels",
+       "cpp",
+       [](Settings& s, const std::string& text) {
+         if (text != "cpp" && text != "python") return false;
+         s.first_spare_python = text == "python";
+         return true;
+       }},
       {"BACKENDBENCH_SANDBOX", "backendbench_sandbox", {F::kTests, F::kBench}, "'bwrap' or 'none'",
        "kernels run in worker processes sandboxed by bubblewrap (no keys, no network, read-only files but their "
        "scratch); 'none' runs the workers unsandboxed, for machines without user namespaces (say so where you report)",

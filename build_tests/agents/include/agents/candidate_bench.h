@@ -109,8 +109,13 @@ class CandidateBench {
   void time(const std::string& attempt, const std::string& op, const std::string& backend, const std::vector<SuiteCases>& cases,
             CandidateResult& result) const;
 
-  // A served test executable of `suite`, idle; started when none is.
+  // A served test executable of `suite`, idle; started when none is. Where spares are replaced at
+  // once (worker.h: replaces_spare_at_once; 8 cores or more by default), one more is started ahead
+  // whenever none is left idle, and the one idle longest is taken: at concurrency 1 two serve
+  // in turn, and each one's spare has two candidates' intervals to start (a Triton spare takes
+  // about 6 s, more than one interval of a training run's 5 s).
   std::unique_ptr<build::JobServer> take_server(const std::string& suite) const;
+  std::unique_ptr<build::JobServer> new_server(const std::string& suite) const;
   void give_back(const std::string& suite, std::unique_ptr<build::JobServer> server) const;
 
   CandidateBenchOptions options_;
@@ -118,6 +123,7 @@ class CandidateBench {
   mutable std::mutex servers_mutex_;
   mutable std::map<std::string, std::vector<std::unique_ptr<build::JobServer>>> idle_servers_;
   mutable int servers_started_ = 0;
+  bool server_ahead_ = false;
   // One candidate timed at a time: two ./bench runs on one GPU (or one machine's cores) would
   // each measure the other's load.
   mutable std::mutex timing_mutex_;

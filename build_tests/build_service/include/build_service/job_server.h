@@ -29,6 +29,9 @@ class JobServer {
   // Runs `request`: "" when the server answered that it ran it, otherwise why not (its error, or
   // that it died or did not answer within `timeout_seconds`, when it is stopped).
   std::string run(const Request& request, double timeout_seconds);
+  // Starts the server now if it is not running, so that its spare worker is ready by its first
+  // request (it starts on first use otherwise).
+  void start_ahead();
 
  private:
   void start();

@@ -80,6 +80,10 @@ struct Settings {
   // Whether a served executable's spare worker, once a job takes it, is replaced at once rather
   // than once the job is answered (worker.h: replaces_spare_at_once); nullopt: by the cores.
   std::optional<bool> early_spare;
+  // Whether a served executable's first spare worker starts Python (and Triton on a GPU): its
+  // planner knows the candidates' language before the first one comes; later spares follow the
+  // last request's kernels.
+  bool first_spare_python = false;
   // Timing (./bench).
   SamplingLayout layout;
   StoppingRule stopping;
