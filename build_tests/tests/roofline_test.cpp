@@ -66,6 +66,23 @@ TEST(Roofline, OnlyABoundMakesACaseSuspect) {
   EXPECT_FALSE(beats_peaks(work, 1e-3, measured));
 }
 
+TEST(Roofline, TheHonestFloorIsTheSlowerPeakLessFivePerCent) {
+  Work work;
+  work.bytes = 1e9;
+  work.flops = 4e12;
+  Peaks datasheet;
+  datasheet.bytes_per_second = 1e12;  // 1 ms of traffic
+  datasheet.flops_per_second = 1e15;  // 4 ms of compute: the floor
+  EXPECT_DOUBLE_EQ(honest_floor_seconds(work, datasheet), 4e-3 / 1.05);
+  EXPECT_TRUE(beats_peaks(work, 3.7e-3, datasheet));
+  EXPECT_FALSE(beats_peaks(work, 3.9e-3, datasheet));
+  datasheet.flops_per_second = 0;  // unknown: the traffic alone
+  EXPECT_DOUBLE_EQ(honest_floor_seconds(work, datasheet), 1e-3 / 1.05);
+  Peaks measured = datasheet;
+  measured.bound = false;
+  EXPECT_EQ(honest_floor_seconds(work, measured), 0);
+}
+
 TEST(Roofline, CpuPeaksFileKeepsEachMachine) {
   Peaks first;
   first.bytes_per_second = 12e9;

@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -29,6 +30,18 @@ struct Pipe {
   }
   int ends[2];
 };
+
+TEST(ReferenceBound, AFigureWithinTwiceTheHonestFloorNeedsNoTiming) {
+  // On CUDA (agreement 2) with a floor of 100 us: a figure of at most 202 us holds against any
+  // figure of this process's, which cannot be under 100 us.
+  EXPECT_FALSE(reference_figure_needs_timing(150, kReferenceAgreement, 100));
+  EXPECT_FALSE(reference_figure_needs_timing(202, kReferenceAgreement, 100));
+  EXPECT_TRUE(reference_figure_needs_timing(203, kReferenceAgreement, 100));
+  // No floor (peaks that are no bound): only a figure within the slack.
+  EXPECT_FALSE(reference_figure_needs_timing(kReferenceSlackUs, kReferenceAgreement, 0));
+  EXPECT_TRUE(reference_figure_needs_timing(kReferenceSlackUs + 0.5, kReferenceAgreement, 0));
+  EXPECT_TRUE(reference_figure_needs_timing(std::nan(""), kReferenceAgreement, 100));
+}
 
 TEST(WorkerProtocol, AMessageRoundTrips) {
   Pipe pipe;

@@ -156,10 +156,16 @@ Peaks device_peaks(c10::Device device, at::ScalarType dtype, const Settings& set
   return peaks;
 }
 
+double honest_floor_seconds(const Work& work, const Peaks& peaks) {
+  if (!peaks.bound) return 0;
+  double at_peak = 0;
+  if (peaks.bytes_per_second > 0) at_peak = std::max(at_peak, work.bytes / peaks.bytes_per_second);
+  if (peaks.flops_per_second > 0) at_peak = std::max(at_peak, work.flops / peaks.flops_per_second);
+  return at_peak / 1.05;
+}
+
 bool beats_peaks(const Work& work, double seconds, const Peaks& peaks) {
-  if (!peaks.bound || seconds <= 0) return false;
-  return (peaks.bytes_per_second > 0 && work.bytes / peaks.bytes_per_second > 1.05 * seconds) ||
-         (peaks.flops_per_second > 0 && work.flops / peaks.flops_per_second > 1.05 * seconds);
+  return seconds > 0 && seconds < honest_floor_seconds(work, peaks);
 }
 
 std::string cpu_identity() {

@@ -73,7 +73,7 @@ void refresh_values(const Stack& into, const Stack& from) {
 // One draw; returns false when the verdict is decided (failed or skipped).
 bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
                 const c10::OperatorHandle& handle, c10::Device device, int draw, int draws, bool timed_next,
-                Verdict& verdict, Stack* inputs_made) {
+                Verdict& verdict, Stack* inputs_made, Stack* expected_made) {
   const std::string where =
       verdict.where() + (draws > 1 ? " (draw " + std::to_string(draw + 1) + " of " + std::to_string(draws) + ")" : "");
   const OperatorFacts& facts = facts_of(op.display);
@@ -175,15 +175,18 @@ bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& bac
     passed = passed && !finding.failed();
   }
   if (!passed) verdict.failed_draw = draw + 1;
-  // The draw's values as made, untouched: the kernel's copy went to it, the reference's to ATen.
+  // The draw's values as made, untouched: the kernel's copy went to it, the reference's to ATen;
+  // and the reference's outputs on them.
   if (passed && inputs_made != nullptr) *inputs_made = std::move(call.kernel_inputs_before);
+  if (passed && expected_made != nullptr) *expected_made = call.expected;
   return passed;
 }
 
 // check_case; `timed_next` tells a kernel worker that these draws are timed next, and
-// `first_inputs` (when given) receives the first draw's inputs as made, for timing to use.
+// `first_inputs` and `first_expected` (when given) receive the first draw's inputs as made and
+// the reference's outputs on them, for timing to use.
 Verdict check_case_for(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
-                       bool timed_next, Stack* first_inputs) {
+                       bool timed_next, Stack* first_inputs, Stack* first_expected) {
   Verdict verdict = verdict_for(op, spec, backend, settings, "tests");
   const c10::Device device = backend.device(settings);
   // First, so that a Python kernel that does not load fails on any machine.
@@ -219,7 +222,7 @@ Verdict check_case_for(const OperatorSpec& op, const CaseSpec& spec, const Backe
   for (int draw = 0; draw < draws; ++draw) {
     verdict.draws = draw + 1;
     if (!check_draw(op, spec, backend, settings, *handle, device, draw, draws, timed_next, verdict,
-                    draw == 0 ? first_inputs : nullptr)) {
+                    draw == 0 ? first_inputs : nullptr, draw == 0 ? first_expected : nullptr)) {
       break;
     }
   }
@@ -237,7 +240,7 @@ bool is_disqualifying_flag(const std::string& flag) {
 }
 
 Verdict check_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings) {
-  return check_case_for(op, spec, backend, settings, /*timed_next=*/false, nullptr);
+  return check_case_for(op, spec, backend, settings, /*timed_next=*/false, nullptr, nullptr);
 }
 
 Measurement measure_case(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
@@ -339,9 +342,10 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
   const bool alone = backend.kind() == Backend::Kind::kReference;
   // The same checks as the tests: a case that fails any of them is not timed. A kernel worker
   // keeps the draws it made for them to time on; this process keeps the first draw's inputs.
-  Stack first_inputs;
+  Stack first_inputs, first_expected;
   Verdict verdict = check_case_for(op, spec, backend, settings, /*timed_next=*/backend.runs_in_worker(),
-                                   backend.runs_in_worker() ? &first_inputs : nullptr);
+                                   backend.runs_in_worker() ? &first_inputs : nullptr,
+                                   backend.runs_in_worker() ? &first_expected : nullptr);
   verdict.frontend = "bench";
   if (!verdict.passed()) return verdict;
   const c10::Device device = backend.device(settings);
@@ -357,7 +361,8 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
     const std::vector<InputDraw> drawn_from = {{&spec, 0, settings.salt}, {&spec, 1, settings.salt}};
     const Measurement measured = backend.runs_in_worker()
                                      ? measure_in_worker(op.display, handle, backend, device, value_sets, drawn_from,
-                                                         settings, verdict.where())
+                                                         settings, verdict.where(),
+                                                         first_expected.empty() ? nullptr : &first_expected)
                                      : measure_case(op.display, handle, backend, device, value_sets, timer, verdict.where());
     for (const std::string& flag : measured.flags) verdict.flags.push_back(flag);
     for (const std::string& error : measured.errors) fail(verdict, error);

@@ -300,10 +300,10 @@ std::vector<c10::IValue> load_values(const std::vector<char>& payload, const dev
   }
 }
 
-void KeptDraws::keep(const std::string& case_key, int draw, const std::vector<c10::IValue>& inputs) {
+const std::vector<c10::IValue>& KeptDraws::keep(const std::string& case_key, int draw, const std::vector<c10::IValue>& inputs) {
   if (case_key != case_key_) kept_.clear();
   case_key_ = case_key;
-  kept_[draw] = clone_inputs(inputs);
+  return kept_[draw] = clone_inputs(inputs);
 }
 
 std::optional<std::vector<c10::IValue>> KeptDraws::take(const std::string& case_key, int draw) {

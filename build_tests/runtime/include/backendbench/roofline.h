@@ -39,8 +39,10 @@ struct Peaks {
 Peaks device_peaks(c10::Device device, at::ScalarType dtype, const Settings& settings);
 // Pure part, for tests: the table's entry for a device name.
 Peaks peaks_for_device_name(const std::string& name, at::ScalarType dtype);
-// Whether `work` done in `seconds` is faster than `peaks` allow (by more than 5 %): the roofline's
-// `suspect` flag. Never for peaks that are not a bound.
+// The least time in which `work` can honestly be done: at `peaks`, less 5 % (clocks and the
+// datasheet's rounding); 0 for peaks that are not a bound.
+double honest_floor_seconds(const Work& work, const Peaks& peaks);
+// Whether `work` done in `seconds` is faster than that: the roofline's `suspect` flag.
 bool beats_peaks(const Work& work, double seconds, const Peaks& peaks);
 
 // What the CPU's measured peaks are kept under: its model, its logical CPUs and ATen's threads

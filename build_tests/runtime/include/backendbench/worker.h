@@ -84,11 +84,17 @@ inline constexpr double kReferenceAgreement = 2.0;
 // supervisor's, in every attempt, right after a build.
 inline constexpr double kCpuReferenceAgreement = 4.0;
 inline constexpr double kReferenceSlackUs = 2.0;
+// Whether a worker's reference figure needs this process's own timing to be bounded: not when it
+// is at most `agreement` times the least honest time of the reference's work (roofline.h:
+// honest_floor_seconds, 0 where the peaks are no bound), plus kReferenceSlackUs, since this
+// process's own figure could only be higher and the bound would hold.
+bool reference_figure_needs_timing(double worker_reference_us, double agreement, double honest_floor_us);
 // `drawn_from` says how each value set was made; the worker then makes them itself (nothing
-// crosses but the figures); empty, the value sets are sent.
+// crosses but the figures); empty, the value sets are sent. `checked_outputs`: the reference's
+// outputs on value_sets[0] as the checks computed them (for the roofline's floor), or nullptr.
 Measurement measure_in_worker(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
                               c10::Device device, const std::vector<std::vector<c10::IValue>>& value_sets,
                               const std::vector<InputDraw>& drawn_from, const Settings& settings,
-                              const std::string& where);
+                              const std::string& where, const std::vector<c10::IValue>* checked_outputs = nullptr);
 
 }  // namespace backendbench

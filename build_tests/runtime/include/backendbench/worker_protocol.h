@@ -96,7 +96,8 @@ std::vector<c10::IValue> load_values(const std::vector<char>& payload, const dev
 class KeptDraws {
  public:
   // Keeps a copy of `inputs` as draw `draw` of the case `case_key`; drops any other case's.
-  void keep(const std::string& case_key, int draw, const std::vector<c10::IValue>& inputs);
+  // Returns the copy, untouched until taken (the call's read-only check reads its bytes).
+  const std::vector<c10::IValue>& keep(const std::string& case_key, int draw, const std::vector<c10::IValue>& inputs);
   // The inputs kept for that draw, handed over once; nullopt when none are.
   std::optional<std::vector<c10::IValue>> take(const std::string& case_key, int draw);
   void clear();
