@@ -109,11 +109,11 @@ class CandidateBench {
   void time(const std::string& attempt, const std::string& op, const std::string& backend, const std::vector<SuiteCases>& cases,
             CandidateResult& result) const;
 
-  // A served test executable of `suite`, idle; started when none is. Where spares are replaced at
-  // once (worker.h: replaces_spare_at_once; 8 cores or more by default), one more is started ahead
-  // whenever none is left idle, and the one idle longest is taken: at concurrency 1 two serve
-  // in turn, and each one's spare has two candidates' intervals to start (a Triton spare takes
-  // about 6 s, more than one interval of a training run's 5 s).
+  // A served test executable of `suite`, idle; started when none is. For Python candidates where
+  // spares are replaced at once (worker.h: replaces_spare_at_once; 8 cores or more by default),
+  // one more is started ahead whenever none is left idle, and the one idle longest is taken: at
+  // concurrency 1 two serve in turn, and each one's spare has two candidates' intervals to start
+  // (a Triton spare takes about 6 s, more than one interval of a training run's 5 s).
   std::unique_ptr<build::JobServer> take_server(const std::string& suite) const;
   std::unique_ptr<build::JobServer> new_server(const std::string& suite) const;
   void give_back(const std::string& suite, std::unique_ptr<build::JobServer> server) const;
