@@ -15,6 +15,9 @@
 #        scripts/isolation_cost.sh measure OUTPUT_DIR [ROUNDS] [BUILDS, default "before now"]
 # The two phases fit the device machine's 10-minute calls; the builds are build-cost-before and
 # build-cost-now in the repository root. ISOLATION_STEPS=correctness measures the correctness steps only.
+# ISOLATION_FIXED_SAMPLES=N times every case with exactly N samples in both builds (the 914 cases
+# average 44 under the default rule, whose early stop varies by 10 % from run to run): the
+# measurements then do the same work, and what differs is the isolation's cost.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -60,6 +63,10 @@ case ${1:-} in
     builds=${4:-before now}
     mkdir -p "$out"
     export BACKENDBENCH_DEVICE=cuda
+    if [[ -n ${ISOLATION_FIXED_SAMPLES:-} ]]; then
+      export BACKENDBENCH_BENCH_MAX_SAMPLES=$ISOLATION_FIXED_SAMPLES BACKENDBENCH_BENCH_TARGET_ERROR=1e-9 \
+             BACKENDBENCH_BENCH_SECONDS=1000
+    fi
     printf '%-6s %-8s %-22s %8s  %s\n' round build step seconds outcome
     for round in $(seq "$rounds"); do
       for which in $builds; do
