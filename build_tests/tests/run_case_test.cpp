@@ -169,5 +169,29 @@ TEST(TimeCase, AKernelWrongOnlyWhenTimedFails) {
   EXPECT_GT(fine.timing->speedup, 0);
 }
 
+TEST(TimeCase, SaysWhereItsTimeWent) {
+  const FunctionBackend honest("impl9", [](Stack s) { return Stack{s[0].toTensor().clamp_min(0)}; });
+  Settings settings = settings_with_salt(5);
+  settings.stopping.min_samples = 8;
+  settings.stopping.max_samples = 16;
+  Timer timer(c10::Device(c10::kCPU), settings.stopping, settings.layout);
+  const auto started = std::chrono::steady_clock::now();
+  const Verdict verdict = time_case(kRelu, kCase, honest, settings, timer);
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  ASSERT_TRUE(verdict.passed()) << (verdict.errors.empty() ? "" : verdict.errors[0]);
+  ASSERT_TRUE(verdict.time_spent.has_value());
+  EXPECT_GT(verdict.time_spent->checks_ms, 0);
+  EXPECT_GT(verdict.time_spent->measurement_ms, 0);
+  EXPECT_LE(verdict.time_spent->checks_ms + verdict.time_spent->measurement_ms, wall_ms);
+  EXPECT_EQ(verdict.time_spent->bound_ms, 0);  // timed in this process: nothing to bound
+  // A case its checks fail is not timed: its checks alone.
+  const FunctionBackend wrong("impl11", [](Stack s) { return Stack{s[0].toTensor().clone()}; });
+  const Verdict failed = time_case(kRelu, kCase, wrong, settings, timer);
+  ASSERT_EQ(failed.status, Verdict::Status::kFailed);
+  ASSERT_TRUE(failed.time_spent.has_value());
+  EXPECT_GT(failed.time_spent->checks_ms, 0);
+  EXPECT_EQ(failed.time_spent->measurement_ms, 0);
+}
+
 }  // namespace
 }  // namespace backendbench

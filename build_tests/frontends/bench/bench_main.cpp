@@ -109,6 +109,13 @@ void run_benchmark(benchmark::State& state, const ResolvedJob* job, size_t index
     set_counters(state, *verdict.timing, job->backend->kind() == Backend::Kind::kReference, device.is_cuda());
   }
   for (const std::string& flag : verdict.flags) state.counters[flag] = 1;
+  if (verdict.time_spent && verdict.timing) {
+    // Where the case's wall time went (the checks, the measurement, the bound within it): what
+    // a kernel worker costs over timing in this process, case by case.
+    state.counters["checks_ms"] = verdict.time_spent->checks_ms;
+    state.counters["measurement_ms"] = verdict.time_spent->measurement_ms;
+    if (job->backend->runs_in_worker()) state.counters["bound_ms"] = verdict.time_spent->bound_ms;
+  }
   if (verdict.status == Verdict::Status::kSkipped) {
     state.SkipWithError(verdict.skip_reason.c_str());
   } else if (!verdict.passed()) {

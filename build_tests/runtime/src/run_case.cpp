@@ -6,6 +6,7 @@
 #include <c10/util/Exception.h>
 
 #include <algorithm>
+#include <chrono>
 #include <mutex>
 #include <optional>
 
@@ -342,11 +343,17 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
   const bool alone = backend.kind() == Backend::Kind::kReference;
   // The same checks as the tests: a case that fails any of them is not timed. A kernel worker
   // keeps the draws it made for them to time on; this process keeps the first draw's inputs.
+  const auto started = std::chrono::steady_clock::now();
+  const auto ms_since = [](std::chrono::steady_clock::time_point from) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - from).count();
+  };
   Stack first_inputs, first_expected;
   Verdict verdict = check_case_for(op, spec, backend, settings, /*timed_next=*/backend.runs_in_worker(),
                                    backend.runs_in_worker() ? &first_inputs : nullptr,
                                    backend.runs_in_worker() ? &first_expected : nullptr);
   verdict.frontend = "bench";
+  verdict.time_spent.emplace();
+  verdict.time_spent->checks_ms = ms_since(started);
   if (!verdict.passed()) return verdict;
   const c10::Device device = backend.device(settings);
   const OperatorFacts& facts = facts_of(op.display);
@@ -359,11 +366,14 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
     if (!alone && !backend.runs_in_worker()) value_sets.push_back(materialize(handle.schema(), spec, device, 1, settings.salt));
     // Measured where the backend runs: a kernel worker's figures are bounded here (worker.h).
     const std::vector<InputDraw> drawn_from = {{&spec, 0, settings.salt}, {&spec, 1, settings.salt}};
+    const auto measurement_started = std::chrono::steady_clock::now();
     const Measurement measured = backend.runs_in_worker()
                                      ? measure_in_worker(op.display, handle, backend, device, value_sets, drawn_from,
                                                          settings, verdict.where(),
                                                          first_expected.empty() ? nullptr : &first_expected)
                                      : measure_case(op.display, handle, backend, device, value_sets, timer, verdict.where());
+    verdict.time_spent->measurement_ms = ms_since(measurement_started);
+    verdict.time_spent->bound_ms = measured.bound_ms;
     for (const std::string& flag : measured.flags) verdict.flags.push_back(flag);
     for (const std::string& error : measured.errors) fail(verdict, error);
     TimingFigures figures = measured.figures;

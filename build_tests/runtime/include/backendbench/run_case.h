@@ -37,6 +37,9 @@ struct Measurement {
   // The reference's outputs on the first value set, where this process computed them while
   // measuring (the roofline counts their bytes instead of calling the reference once more).
   std::optional<Stack> reference_outputs;
+  // Wall milliseconds this process spent timing the reference itself to bound a kernel worker's
+  // figure (worker.h), over every attempt; 0 where it was not needed.
+  double bound_ms = 0;
 };
 // Times `backend` against the reference on `value_sets` (the case's draws; the first is the
 // one timed, the others alternate between batches) in this process.

@@ -59,6 +59,14 @@ struct Verdict {
   // verdict the planner made, for a case that never ran). What `backendbench run` plans the next
   // run's entries by (entry_costs.h).
   int64_t case_ms = -1;
+  // Where a timed case's wall time went in the process that ran it (time_case), for ./bench's
+  // counters: the checks before it, the measurement (here, or the kernel worker's request with
+  // every attempt, the bound included), and of that this process's own timing of the reference
+  // that bounds a worker's figure (0: not needed). Not written to the verdict file.
+  struct TimeSpent {
+    double checks_ms = 0, measurement_ms = 0, bound_ms = 0;
+  };
+  std::optional<TimeSpent> time_spent;
 
   bool passed() const { return status == Status::kPassed; }
   bool has_flag(const std::string& flag) const;
