@@ -15,7 +15,6 @@
 #include <sstream>
 #include <thread>
 
-#include <sched.h>
 #include <unistd.h>
 
 #include "backendbench/files.h"
@@ -121,10 +120,7 @@ CandidateBench::CandidateBench(CandidateBenchOptions options) : options_(std::mo
   const Settings settings = parse_settings(Frontend::kTests, argc, argv, [](const char* variable) -> const char* {
     return std::string(variable) == "BACKENDBENCH_EARLY_SPARE" ? std::getenv(variable) : nullptr;
   });
-  cpu_set_t usable;
-  const int cores = sched_getaffinity(0, sizeof(usable), &usable) == 0 ? CPU_COUNT(&usable)
-                                                                      : static_cast<int>(std::thread::hardware_concurrency());
-  server_ahead_ = options_.language == KernelLanguage::kPython && replaces_spare_at_once(settings.early_spare, cores);
+  server_ahead_ = options_.language == KernelLanguage::kPython && replaces_spare_at_once_here(settings);
 }
 
 void CandidateBench::prepare(const std::string& log_path) {

@@ -161,10 +161,7 @@ class WorkerPool {
   // What every worker of this process shares: the sandbox, the case timeout, the scratch root.
   void configure_process(const Settings& settings) {
     sandbox_ = settings.sandbox;
-    cpu_set_t usable;
-    const int cores = sched_getaffinity(0, sizeof(usable), &usable) == 0 ? CPU_COUNT(&usable)
-                                                                        : static_cast<int>(std::thread::hardware_concurrency());
-    early_spare_ = replaces_spare_at_once(settings.early_spare, cores);
+    early_spare_ = replaces_spare_at_once_here(settings);
     timeout_ms_ = settings.case_timeout_seconds > 0 ? int64_t{settings.case_timeout_seconds} * 1000 : -1;
     if (root_.empty()) {
       root_ = files::temporary_directory() + "/backendbench_supervisor_" + std::to_string(getpid());
@@ -1225,6 +1222,13 @@ bool forget_kernels_keep_workers() {
 bool replaces_spare_at_once(std::optional<bool> setting, int usable_cores) {
   constexpr int kCoresForEarlySpares = 8;
   return setting.value_or(usable_cores >= kCoresForEarlySpares);
+}
+
+bool replaces_spare_at_once_here(const Settings& settings) {
+  cpu_set_t usable;
+  const int cores = sched_getaffinity(0, sizeof(usable), &usable) == 0 ? CPU_COUNT(&usable)
+                                                                      : static_cast<int>(std::thread::hardware_concurrency());
+  return replaces_spare_at_once(settings.early_spare, cores);
 }
 
 void start_spare_worker(const std::vector<std::string>& kernel_roots, const Settings& settings, bool python) {

@@ -59,6 +59,8 @@ void start_spare_worker(const std::vector<std::string>& kernel_roots, const Sett
 // Triton candidates one every 5 s were checked in 2.04 s instead of 5.78 s; on a 2-core machine
 // Python candidates took 4.00 s instead of 0.59 s, the new spare's imports beside the check.
 bool replaces_spare_at_once(std::optional<bool> setting, int usable_cores);
+// The same for this process: its setting, and the cores it may use (sched_getaffinity).
+bool replaces_spare_at_once_here(const Settings& settings);
 
 // The worker's loop: reads requests from `in_fd`, writes responses to `out_fd`. `load_error`:
 // why the manifest did not load ("" when it did), the answer to every request. `device_socket`
