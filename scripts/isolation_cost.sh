@@ -93,7 +93,16 @@ case ${1:-} in
 import json, sys
 runs = json.load(open(sys.argv[1]))["benchmarks"]
 errors = sum(1 for r in runs if r.get("error_occurred"))
-print(f"{len(runs)} benchmarks, {errors} with an error")
+line = f"{len(runs)} benchmarks, {errors} with an error"
+# A build that says where each timed case's time went (./bench's checks_ms, measurement_ms, bound_ms).
+timed = [r for r in runs if "checks_ms" in r]
+if timed:
+    def total(name): return sum(r.get(name, 0) for r in timed) / 1e3
+    bounded = [r for r in timed if "bound_ms" in r]
+    line += (f"; timed cases' checks {total('checks_ms'):.1f} s, measurements {total('measurement_ms'):.1f} s"
+             + (f" (of which the supervisor's bound {total('bound_ms'):.1f} s, skipped in "
+                f"{sum(1 for r in bounded if r['bound_ms'] == 0)} of {len(bounded)})" if bounded else ""))
+print(line)
 EOF
 )"
         done
