@@ -25,6 +25,25 @@ TEST(CloneInputs, CopiesStorageAndKeepsLayout) {
   EXPECT_EQ(copies[2].toScalar().to<int64_t>(), 3);
 }
 
+TEST(ViewInputs, SharesStorageAndStaysWhenTheOriginalIsRepointed) {
+  const auto original = inputs(kAdd, "((T([2, 3, 4], f32, stride=(0, 4, 1)), 2.5), {'alpha': 3})");
+  const auto views = view_inputs(original);
+  at::Tensor a = original[0].toTensor();
+  const at::Tensor v = views[0].toTensor();
+  EXPECT_FALSE(a.is_same(v));
+  EXPECT_EQ(v.data_ptr(), a.data_ptr());
+  EXPECT_EQ(v.strides(), a.strides());
+  EXPECT_TRUE(at::equal(a, v));
+  EXPECT_TRUE(views[1].toTensor().unsafeGetTensorImpl()->is_wrapped_number());
+  EXPECT_EQ(views[2].toScalar().to<int64_t>(), 3);
+  // A call's changed input set into the original, as a kernel worker's answer is: the view keeps
+  // the values as they were.
+  const at::Tensor before = a.clone();
+  a.set_(at::zeros_like(a));
+  EXPECT_TRUE(at::equal(v, before));
+  EXPECT_FALSE(at::equal(v, a));
+}
+
 TEST(PreciseReference, Float64InputsAndResultsRoundedBack) {
   at::Tensor number = at::scalar_to_tensor(2.5);
   number.unsafeGetTensorImpl()->set_wrapped_number(true);

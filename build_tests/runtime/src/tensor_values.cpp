@@ -58,6 +58,15 @@ std::vector<c10::IValue> clone_inputs(const std::vector<c10::IValue>& inputs) {
   return map_all_tensors(inputs, [](const at::Tensor& tensor, size_t) { return clone_tensor(tensor); });
 }
 
+std::vector<c10::IValue> view_inputs(const std::vector<c10::IValue>& inputs) {
+  return map_all_tensors(inputs, [](const at::Tensor& tensor, size_t) {
+    if (!tensor.defined() || tensor.layout() != at::kStrided) return clone_tensor(tensor);
+    at::Tensor view = at::empty({0}, tensor.options()).set_(tensor.storage(), tensor.storage_offset(), tensor.sizes(), tensor.strides());
+    if (tensor.unsafeGetTensorImpl()->is_wrapped_number()) view.unsafeGetTensorImpl()->set_wrapped_number(true);
+    return view;
+  });
+}
+
 std::vector<at::Tensor> tensors_in(const std::vector<c10::IValue>& values) {
   std::vector<at::Tensor> tensors;
   map_all_tensors(values, [&](const at::Tensor& tensor, size_t) {

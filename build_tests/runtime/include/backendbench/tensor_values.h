@@ -11,6 +11,10 @@ namespace backendbench {
 // A deep copy of inputs: every tensor gets its own storage with the same size, strides and
 // offset (zero-stride views stay views), so the kernel cannot touch the reference's inputs.
 std::vector<c10::IValue> clone_inputs(const std::vector<c10::IValue>& inputs);
+// The same values without a copy: every strided tensor a new tensor over the same storage, size,
+// strides and offset (other layouts are cloned). Re-pointing one of `inputs` (set_) leaves its
+// view as it was; writing into a storage changes both.
+std::vector<c10::IValue> view_inputs(const std::vector<c10::IValue>& inputs);
 
 // Every tensor in `values`, in order: tensors, tensor lists, Tensor?[] lists (None left out)
 // and tuples of these, flattened. May include undefined tensors.
