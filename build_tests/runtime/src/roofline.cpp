@@ -137,10 +137,19 @@ Peaks device_peaks(c10::Device device, at::ScalarType dtype, const Settings& set
   Peaks peaks;
 #ifdef BACKENDBENCH_HAS_CUDA_RUNTIME
   if (device.is_cuda()) {
-    cudaDeviceProp properties{};
-    if (cudaGetDeviceProperties(&properties, device.index() < 0 ? 0 : device.index()) == cudaSuccess) {
-      peaks = peaks_for_device_name(properties.name, dtype);
+    // Each device's name asked once: cudaGetDeviceProperties reads every attribute, and every
+    // timed case asks (its roofline, and a kernel worker's bound).
+    static std::mutex mutex;
+    static std::map<int, std::string> names;
+    const int index = device.index() < 0 ? 0 : device.index();
+    std::unique_lock<std::mutex> lock(mutex);
+    auto found = names.find(index);
+    if (found == names.end()) {
+      cudaDeviceProp properties{};
+      if (cudaGetDeviceProperties(&properties, index) == cudaSuccess) found = names.emplace(index, properties.name).first;
     }
+    lock.unlock();
+    if (found != names.end()) peaks = peaks_for_device_name(found->second, dtype);
   }
 #endif
   if (device.is_cpu()) peaks = cpu_peaks(settings.cpu_peaks_path);
