@@ -43,6 +43,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import tempfile
 import time
 
 parser = argparse.ArgumentParser()
@@ -631,25 +632,6 @@ def reward():
           "a request without a source: its error, located, under its id")
     check(any(r["id"] == "" and "<stdin>:8:" in r["reason"] and "not JSON" in r["reason"] for r in rewards),
           "a line that is not JSON: its error, located")
-    # Timed: a correct kernel's speedup over ATen and its interval.
-    timed = subprocess.run([args.cli, "reward", "--suite", "smoke", "--device", "cpu", "--build", tree, "--salt", "0x5eed"],
-                           input=json.dumps(candidates[0]) + "\n", capture_output=True, text=True, env=environment)
-    print(timed.stdout[-3000:], timed.stderr[-3000:], sep="\n")
-    answer = json.loads(timed.stdout.splitlines()[0]) if timed.stdout.strip() else {}
-    check(answer.get("correct") is True and (answer.get("speedup") or 0) > 0 and answer.get("timed_cases", 0) > 0 and
-          "speedup_low" in answer, "a timed reward has a speedup over ATen")
-    # Spare workers: after a C++ candidate the next check's spare starts libtorch only; after a
-    # Python candidate it starts Python and imports torch too, before the next candidate arrives.
-    served = subprocess.Popen([args.cli, "reward", "--suite", "smoke", "--device", "cpu", "--no-timing", "--build", tree,
-                               "--salt", "0x5eed"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                              # Spares replaced at once, as on a machine of 8 cores or more (worker.h).
-                              env=dict(environment, BACKENDBENCH_EARLY_SPARE="on"))
-
-    def answer_to(candidate):
-        served.stdin.write(json.dumps(candidate) + "\n")
-        served.stdin.flush()
-        line = served.stdout.readline()
-        return json.loads(line) if line.strip() else {}
 
     def descendants(root):
         """The processes under `root`: this reward's, not those of tests running beside it."""
@@ -666,6 +648,70 @@ def reward():
                 found.append(child)
                 todo.append(child)
         return found
+
+    # Timed: a correct kernel's speedup over ATen and its interval. Timings are served by one
+    # ./bench kept between candidates (--backendbench_serve): the second candidate's timing goes to
+    # the same process as the first's, which started before the first answer.
+    timed = subprocess.Popen([args.cli, "reward", "--suite", "smoke", "--device", "cpu", "--build", tree, "--salt", "0x5eed"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=environment)
+
+    def timed_answer(candidate):
+        timed.stdin.write(json.dumps(candidate) + "\n")
+        timed.stdin.flush()
+        line = timed.stdout.readline()
+        print(line, end="")
+        return json.loads(line) if line.strip() else {}
+
+    def serving_benches():
+        found = []
+        for pid in descendants(timed.pid):
+            try:
+                words = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+            except OSError:
+                continue
+            if os.path.basename(words[0]) == b"bench" and any(w.startswith(b"--backendbench_serve=") for w in words):
+                found.append(pid)
+        return found
+
+    timed_answers = [timed_answer(candidates[0])]
+    benches_after_first = serving_benches()
+    timed_answers.append(timed_answer(dict(candidates[0], id="right_again")))
+    benches_after_second = serving_benches()
+    timed.stdin.close()
+    check(timed.wait(timeout=120) == 0, "the timed reward ends at the end of its input")
+    for answer in timed_answers:
+        check(answer.get("correct") is True and (answer.get("speedup") or 0) > 0 and answer.get("timed_cases", 0) > 0 and
+              "speedup_low" in answer, f"a timed reward has a speedup over ATen ({answer.get('id')}: {answer.get('reason', '')})")
+    check(len(benches_after_first) == 1 and benches_after_second == benches_after_first,
+          f"one served ./bench times every candidate ({benches_after_first}, then {benches_after_second})")
+    # A served executable runs its own mode's jobs: a test executable checks, ./bench times.
+    for executable, mode, expected in [("bench", "check", "checks; a served ./bench times"),
+                                       ("backendbench_test_smoke", "time", "times; a served test executable checks")]:
+        root = tempfile.mkdtemp(prefix="backendbench_served_mode_")
+        job = {"schema": "backendbench-job", "version": 1, "suite": "smoke", "operator": "relu.default", "backend": "aten",
+               "mode": mode}
+        request = {"schema": "backendbench-job-request", "version": 1, "job": json.dumps(job),
+                   "verdicts": os.path.join(root, "verdicts.jsonl"), "kernel_manifest": os.path.join(root, "manifest.txt"),
+                   "log": os.path.join(root, "log.txt")}
+        open(request["kernel_manifest"], "w").close()
+        server = subprocess.run([os.path.join(tree, executable), "--backendbench_serve=" + root, "--backendbench_device=cpu"],
+                                input=json.dumps(request) + "\n", capture_output=True, text=True, timeout=120, env=environment)
+        response = json.loads(server.stdout.splitlines()[0]) if server.stdout.strip() else {}
+        check(expected in response.get("error", "") and not os.path.exists(request["verdicts"]),
+              f"a served {executable} refuses a {mode} job, saying so ({response})")
+        shutil.rmtree(root, ignore_errors=True)
+    # Spare workers: after a C++ candidate the next check's spare starts libtorch only; after a
+    # Python candidate it starts Python and imports torch too, before the next candidate arrives.
+    served = subprocess.Popen([args.cli, "reward", "--suite", "smoke", "--device", "cpu", "--no-timing", "--build", tree,
+                               "--salt", "0x5eed"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              # Spares replaced at once, as on a machine of 8 cores or more (worker.h).
+                              env=dict(environment, BACKENDBENCH_EARLY_SPARE="on"))
+
+    def answer_to(candidate):
+        served.stdin.write(json.dumps(candidate) + "\n")
+        served.stdin.flush()
+        line = served.stdout.readline()
+        return json.loads(line) if line.strip() else {}
 
     def started_as_spares():
         """The reward's workers started as spares: whether with --python, whether Python is mapped."""

@@ -125,6 +125,11 @@ CandidateBench::CandidateBench(CandidateBenchOptions options) : options_(std::mo
 
 void CandidateBench::prepare(const std::string& log_path) {
   slots_.clear();
+  if (!options_.timed_suites.empty() && !timing_server_) {
+    // Its spare worker starts libtorch and CUDA while the slots and the first candidates build.
+    timing_server_ = new_timing_server();
+    timing_server_->start_ahead();
+  }
   if (options_.language == KernelLanguage::kPython) return;  // nothing to build
   const std::string language = options_.language == KernelLanguage::kCuda ? "cu" : "cpp";
   std::vector<std::string> targets;
@@ -480,6 +485,14 @@ std::unique_ptr<build::JobServer> CandidateBench::new_server(const std::string& 
       log);
 }
 
+std::unique_ptr<build::JobServer> CandidateBench::new_timing_server() const {
+  return std::make_unique<build::JobServer>(
+      std::vector<std::string>{options_.tree.bench_executable(), "--backendbench_serve=" + options_.attempts_root,
+                               std::string("--backendbench_sandbox=") + (options_.sandbox ? "bwrap" : "none"),
+                               std::string("--backendbench_first_spare=") + (options_.language == KernelLanguage::kPython ? "python" : "cpp")},
+      options_.attempts_root + "/job_server_bench.log");
+}
+
 void CandidateBench::give_back(const std::string& suite, std::unique_ptr<build::JobServer> server) const {
   std::lock_guard<std::mutex> lock(servers_mutex_);
   idle_servers_[suite].push_back(std::move(server));
@@ -500,18 +513,19 @@ void CandidateBench::time(const std::string& attempt, const std::string& op, con
   if (jobs.empty()) return;
   std::lock_guard<std::mutex> one_at_a_time(timing_mutex_);
   const auto start = Clock::now();
-  const std::string job_file = attempt + "/bench.job.jsonl";
-  files::write_whole(job_file, jobs);
-  const std::string verdicts = attempt + "/bench.verdicts.jsonl";
-  files::remove_tree(verdicts);
-  ProcessOptions process;
-  process.log_path = attempt + "/bench.log";
-  files::remove_tree(process.log_path);
-  process.timeout_seconds = 120.0 + 30.0 * static_cast<double>(timed / 8 + 1);
-  run_process({options_.tree.bench_executable(), "--backendbench_job=" + job_file, "--backendbench_verdicts=" + verdicts,
-               "--backendbench_kernel_manifest=" + attempt + "/manifest.txt",
-               std::string("--backendbench_sandbox=") + (options_.sandbox ? "bwrap" : "none")},
-              process);
+  build::JobServer::Request request;
+  request.job = attempt + "/bench.job.jsonl";
+  files::write_whole(request.job, jobs);
+  request.verdicts = attempt + "/bench.verdicts.jsonl";
+  files::remove_tree(request.verdicts);
+  request.log = attempt + "/bench.log";
+  files::remove_tree(request.log);
+  request.kernel_manifest = attempt + "/manifest.txt";
+  if (!timing_server_) timing_server_ = new_timing_server();
+  const std::string failure = timing_server_->run(request, 120.0 + 30.0 * static_cast<double>(timed / 8 + 1));
+  // Without verdicts the candidate has no speedup; why, for whoever reads the attempt's folder.
+  if (!failure.empty()) std::ofstream(request.log, std::ios::app) << "backendbench: " << failure << "\n";
+  const std::string verdicts = request.verdicts;
   double log_sum = 0;
   std::ifstream in(verdicts);
   for (std::string line; std::getline(in, line);) {

@@ -14,6 +14,9 @@
 // cause, and starts a new worker that leaves out every benchmark already run. The summary covers
 // every benchmark; the exit status is 1 when any kernel crashed or faulted.
 //
+// With --backendbench_serve it serves time jobs instead (job_service.h): what the llm backends'
+// timings use, one candidate after another, without starting libtorch and CUDA for each.
+//
 // Calibration backends (--backendbench_calibration): `aten_self` measures the aten operator as
 // both reference and kernel (two independent measurements), `aten_twice` a kernel that runs the
 // aten operator twice; they test the instrument itself (scripts/timing_targets.py).
@@ -32,6 +35,7 @@
 
 #include "backendbench/backend.h"
 #include "backendbench/files.h"
+#include "backendbench/job_service.h"
 #include "backendbench/observe.h"
 #include "backendbench/run_job.h"
 #include "backendbench/run_start.h"
@@ -249,6 +253,15 @@ int main(int argc, char** argv) {
   static const std::optional<Settings> started = start_run(Frontend::kBench, argc, argv, nullptr, std::cerr);
   if (!started) return 2;
   const Settings& settings = *started;
+  if (settings.serves()) {
+    // Time jobs served one request after another (job_service.h; the llm backends' timings): no
+    // benchmark runs, and no process of ./bench's own between this one and the kernel workers,
+    // since no kernel code runs here. The responses get the original standard output; what
+    // anything prints goes to stderr.
+    const int protocol_out = dup(STDOUT_FILENO);
+    if (protocol_out < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return 2;
+    return serve_jobs(settings, STDIN_FILENO, protocol_out, Job::Mode::kTime);
+  }
   // Only a process that runs benchmarks starts the kernel workers and registers them: a
   // supervisor's worker process does both again (in the supervisor they cost a kernel worker's
   // start, 0.25 s of a 1.5 s timing phase on the 2-core machine).

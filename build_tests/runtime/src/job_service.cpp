@@ -79,8 +79,9 @@ void print_case(const Verdict& verdict) {
 // at all (a bad request, a manifest that does not load): the response's error.
 // `default_manifest`: the kernels of a request that names none ("": it must name one).
 // `print_cases`: one line per case on standard error (served entries, whose log is their output).
+// `mode`: the jobs this executable serves.
 RequestCounts run_request(const json& request, const Settings& process_settings, const std::string& default_manifest,
-                          bool print_cases) {
+                          bool print_cases, Job::Mode mode) {
   if (!request.is_object() || request.value("schema", "") != kJobRequestSchema ||
       request.value("version", 0) != kJobServiceVersion) {
     throw std::runtime_error(std::string("not a version ") + std::to_string(kJobServiceVersion) + " " + kJobRequestSchema);
@@ -99,7 +100,10 @@ RequestCounts run_request(const json& request, const Settings& process_settings,
   }
   if (settings.jobs.empty()) throw std::runtime_error("the request has no job");
   for (const Job& job : settings.jobs) {
-    if (job.mode != Job::Mode::kCheck) throw std::runtime_error("job " + job.name() + " times; a served supervisor checks (./bench times)");
+    if (job.mode == mode) continue;
+    throw std::runtime_error(mode == Job::Mode::kCheck
+                                 ? "job " + job.name() + " times; a served test executable checks (a served ./bench times)"
+                                 : "job " + job.name() + " checks; a served ./bench times (a served test executable checks)");
   }
   // A worker that does not answer within the case timeout is stopped: this process's
   // (BACKENDBENCH_CASE_TIMEOUT, as for a run of the tests) or, where it has none, the job's.
@@ -179,7 +183,7 @@ json response_header() { return {{"schema", kJobResponseSchema}, {"version", kJo
 // Answers one request line. `python`: whether its kernels were Python's (read before the answer:
 // once answered, the planner may remove the request's files).
 json answer(const std::string& line, const Settings& settings, const std::string& default_manifest, bool print_cases,
-            bool& python) {
+            Job::Mode mode, bool& python) {
   json response = response_header();
   const json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
   python = false;
@@ -194,7 +198,7 @@ json answer(const std::string& line, const Settings& settings, const std::string
   std::optional<ErrorsTo> errors;
   if (!log.empty()) errors.emplace(log);
   try {
-    const RequestCounts counts = run_request(request, settings, default_manifest, print_cases);
+    const RequestCounts counts = run_request(request, settings, default_manifest, print_cases, mode);
     response["verdicts"] = counts.written;
     response["passed"] = counts.passed;
     response["failed"] = counts.failed;
@@ -268,7 +272,7 @@ std::optional<std::string> read_request_line(int fd) {
 
 }  // namespace
 
-int serve_jobs(const Settings& settings, int in_fd, int out_fd) {
+int serve_jobs(const Settings& settings, int in_fd, int out_fd, Job::Mode mode) {
   const std::vector<std::string> roots = {settings.serve_root};
   try {
     start_spare_worker(roots, settings, settings.first_spare_python);
@@ -285,7 +289,7 @@ int serve_jobs(const Settings& settings, int in_fd, int out_fd) {
     while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
     if (line.empty()) continue;
     bool python = false;
-    const json response = answer(line, settings, "", /*print_cases=*/false, python);
+    const json response = answer(line, settings, "", /*print_cases=*/false, mode, python);
     const bool answered = write_line(out_fd, dumped(response));
     // The next one's spare starts while the planner reads the verdicts (and builds its next
     // candidate).
@@ -409,7 +413,7 @@ int serve_entries(const Settings& settings, const std::string& default_manifest,
     bool python = false;
     const int64_t read_ms = now_ms();
     const std::optional<std::string> line = read_request_line(connection);
-    json response = line ? answer(*line, settings, default_manifest, /*print_cases=*/true, python) : json();
+    json response = line ? answer(*line, settings, default_manifest, /*print_cases=*/true, Job::Mode::kCheck, python) : json();
     // Where a served entry's time went beyond its cases (scripts/gpu_scaling.py): waiting here
     // (for CUDA's start, or the request before), and the request's own handling.
     if (line) response["waited_ms"] = waited_ms, response["served_ms"] = now_ms() - read_ms;

@@ -129,11 +129,11 @@ const std::vector<Setting>& settings_table() {
        "run only these jobs' cases (each job: suite, operator, backend, cases, mode, salt, draws, device); how CTest "
        "entries, `backendbench run` and the llm backends say what to run, in place of name filters",
        "every case of every backend", path_into(&Settings::job_argument)},
-      {"BACKENDBENCH_SERVE", "backendbench_serve", {F::kTests}, "an absolute folder path",
-       "serve check jobs, one request per line on standard input, until it closes (README, Jobs; how the llm "
-       "backends check candidates); spare kernel workers see this folder, under which the requests' kernel "
-       "manifests lie, read-only",
-       "run the tests once",
+      {"BACKENDBENCH_SERVE", "backendbench_serve", {F::kTests, F::kBench}, "an absolute folder path",
+       "serve jobs, one request per line on standard input, until it closes (README, Jobs; how the llm backends "
+       "check and time candidates): check jobs in a test executable, time jobs in ./bench; spare kernel workers "
+       "see this folder, under which the requests' kernel manifests lie, read-only",
+       "run the tests (or benchmarks) once",
        [](Settings& s, const std::string& text) {
          if (text.empty() || text[0] != '/') return false;
          s.serve_root = text;
@@ -150,7 +150,7 @@ const std::vector<Setting>& settings_table() {
          s.listen_address = text;
          return true;
        }},
-      {"BACKENDBENCH_EARLY_SPARE", "backendbench_early_spare", {F::kTests}, "'auto', 'on' or 'off'",
+      {"BACKENDBENCH_EARLY_SPARE", "backendbench_early_spare", {F::kTests, F::kBench}, "'auto', 'on' or 'off'",
        "a served executable's spare kernel worker, once a job takes it, is replaced at once (on) or once the job is "
        "answered (off): at once, a candidate coming sooner than a spare starts does not wait for it, but the new "
        "spare's start of libtorch (and Python) takes a core from the job",
@@ -160,7 +160,7 @@ const std::vector<Setting>& settings_table() {
          s.early_spare = text == "auto" ? std::nullopt : std::optional<bool>(text == "on");
          return true;
        }},
-      {"BACKENDBENCH_FIRST_SPARE", "backendbench_first_spare", {F::kTests}, "'cpp' or 'python'",
+      {"BACKENDBENCH_FIRST_SPARE", "backendbench_first_spare", {F::kTests, F::kBench}, "'cpp' or 'python'",
        "a served executable's first spare kernel worker starts libtorch alone (cpp) or Python as well, with Triton on "
        "a GPU (python); later spares follow the last request's kernels",
        "cpp",

@@ -5,7 +5,8 @@
 // suites' own test executables, which load only it (BACKENDBENCH_KERNEL_MANIFEST) and run only the
 // feedback cases, with the feedback salt. Everything it writes is under the attempt's folder:
 // the kernel, its binding, build.log, the library, manifest.txt, <suite>.verdicts.jsonl, and for a
-// correct candidate of a best-of-N run, bench.verdicts.jsonl: ./bench on its timed feedback cases.
+// correct candidate of a best-of-N run, bench.verdicts.jsonl: a served ./bench's timing of its
+// timed feedback cases.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +42,7 @@ struct CandidateResult {
   int passed = 0, failed = 0, skipped = 0;
   double build_seconds = 0, check_seconds = 0;
   // Timed (best-of-N only, a correct candidate, timed suites): the geomean speedup over ATen of its
-  // feedback cases in the timed suites, from ./bench; nullopt when not timed.
+  // feedback cases in the timed suites, from a served ./bench; nullopt when not timed.
   std::optional<double> speedup;
   int timed_cases = 0;
   double time_seconds = 0;
@@ -117,6 +118,8 @@ class CandidateBench {
   std::unique_ptr<build::JobServer> take_server(const std::string& suite) const;
   std::unique_ptr<build::JobServer> new_server(const std::string& suite) const;
   void give_back(const std::string& suite, std::unique_ptr<build::JobServer> server) const;
+  // A served ./bench that times candidates, its first spare ready for this bench's language.
+  std::unique_ptr<build::JobServer> new_timing_server() const;
 
   CandidateBenchOptions options_;
   std::vector<SlotCommands> slots_;
@@ -124,9 +127,12 @@ class CandidateBench {
   mutable std::map<std::string, std::vector<std::unique_ptr<build::JobServer>>> idle_servers_;
   mutable int servers_started_ = 0;
   bool server_ahead_ = false;
-  // One candidate timed at a time: two ./bench runs on one GPU (or one machine's cores) would
-  // each measure the other's load.
+  // One candidate timed at a time: two timings on one GPU (or one machine's cores) would each
+  // measure the other's load. They are served by one ./bench (--backendbench_serve), kept between
+  // candidates and started ahead by prepare(): a timing then costs its cases, not the start of
+  // libtorch and CUDA in ./bench and in its kernel worker.
   mutable std::mutex timing_mutex_;
+  mutable std::unique_ptr<build::JobServer> timing_server_;
 };
 
 }  // namespace backendbench::agents
