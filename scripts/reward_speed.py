@@ -110,7 +110,8 @@ print(f"\n{len(rewards)} candidates ({args.language}, concurrency {args.concurre
       f"{60 * len(rewards) / whole:.1f} a minute; after the first answer {steady:.1f} a minute; outcomes as expected: "
       f"{len(rewards) - len(mismatched)} of {len(rewards)}" + (f" (not: {', '.join(mismatched)})" if mismatched else ""))
 for part in ["build", "check", "time", "total"]:
-    values = sorted(r["seconds"][part] for r in rewards)
+    # A timing's own median: over the candidates that were timed (the others' time is 0).
+    values = sorted(r["seconds"][part] for r in rewards if part != "time" or r.get("timed_cases", 0) > 0)
     if values:
         p90 = values[min(len(values) - 1, int(round(0.9 * (len(values) - 1))))]
         print(f"  {part:<6} median {statistics.median(values):6.2f} s   p90 {p90:6.2f} s")
