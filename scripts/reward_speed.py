@@ -11,7 +11,8 @@ cuda candidates are two-part kernels (README, "Two-part CUDA kernels"; the examp
 generated_kernels/relu/relu_implementation_3.cu and a wrong variant of it); python candidates
 are torch code (the CPU or CUDA), triton ones a Triton kernel (CUDA). Prints each reward's
 outcome and seconds as it arrives, then candidates per minute over the stream (the first
-candidate's start of the build folder's slots and served executables included), and the median
+candidate's start of the build folder's slots and served executables included), after the first
+answer, and over the second half of the answers (the sustained rate of a long run), and the median
 and 90th percentile of each part (build, check, time, total) from the rewards.
 
 --every S sends the candidates S seconds apart instead of all at once, as a model's answers
@@ -106,8 +107,12 @@ mismatched = [r["id"] for r in rewards if r["outcome"] != expected[r["id"].split
 # the first answer: the stream's steady rate.
 whole = arrived[-1] - start
 steady = (len(arrived) - 1) / (arrived[-1] - arrived[0]) * 60 if len(arrived) > 1 and arrived[-1] > arrived[0] else float("nan")
+# Sustained: over the second half of the answers, once every served executable has started.
+half = len(arrived) // 2
+sustained = (len(arrived) - 1 - half) / (arrived[-1] - arrived[half]) * 60 if len(arrived) > 3 and arrived[-1] > arrived[half] else float("nan")
 print(f"\n{len(rewards)} candidates ({args.language}, concurrency {args.concurrency}): {whole:.1f} s from the start, "
-      f"{60 * len(rewards) / whole:.1f} a minute; after the first answer {steady:.1f} a minute; outcomes as expected: "
+      f"{60 * len(rewards) / whole:.1f} a minute; after the first answer {steady:.1f} a minute; over the second half "
+      f"{sustained:.1f} a minute; outcomes as expected: "
       f"{len(rewards) - len(mismatched)} of {len(rewards)}" + (f" (not: {', '.join(mismatched)})" if mismatched else ""))
 for part in ["build", "check", "time", "total"]:
     # A timing's own median: over the candidates that were timed (the others' time is 0).

@@ -748,14 +748,15 @@ def reward():
     after_python = spares(python_started=True)
     check(any(flag and mapped for flag, mapped in after_python),
           f"after a Python candidate the spare worker has started Python before the next one ({after_python})")
-    # Spares replaced at once also keep one served executable ahead per suite for Python
-    # candidates (its first spare starts Python: --backendbench_first_spare), so that they take
-    # two in turn; C++ candidates keep one (a C++ spare starts within one candidate's interval).
+    # Spares replaced at once (as on 8 cores or more) also start the served executables ahead: one
+    # per candidate at once (--concurrency, 2 here) and suite when a language's first candidate
+    # comes, each with its first spare in that language (--backendbench_first_spare); for Python
+    # one more is kept idle whenever none is, so that two serve in turn at concurrency 1.
     served_executables = [pid for pid in descendants(served.pid)
                           if any(word.startswith(b"--backendbench_serve=") for word in
                                  open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0"))]
-    check(len(served_executables) == 3,
-          f"one served executable for C++, and for Python one kept ahead beside the one used ({len(served_executables)})")
+    check(len(served_executables) == 4,
+          f"two served executables for C++ and two for Python, started ahead ({len(served_executables)})")
     for _ in range(240):
         python_spares = sum(flag and mapped for flag, mapped in started_as_spares())
         if python_spares >= 2:

@@ -109,7 +109,8 @@ CandidateBench& RewardService::bench_for(KernelLanguage language) {
   if (!bench) {
     CandidateBenchOptions bench_options{options_.tree, options_.concurrency, language, options_.device,
                                         options_.case_timeout_seconds, options_.templates_directory, options_.salt,
-                                        options_.timed_suites, options_.sandbox, options_.work_directory + "/attempts"};
+                                        options_.timed_suites, options_.sandbox, options_.work_directory + "/attempts",
+                                        options_.suites};
     auto made = std::make_unique<CandidateBench>(bench_options);
     made->prepare(options_.work_directory + "/slots_" + kernel_language_name(language) + ".log");
     bench = std::move(made);

@@ -67,14 +67,19 @@ struct CandidateBenchOptions {
   // serve the checks (job_server.h), kept between candidates, and their spare kernel workers see
   // it read-only.
   std::string attempts_root;
+  // The suites whose test executables will check candidates: where spares are replaced at once
+  // (8 cores or more), prepare() starts `slots` served executables of each ahead, so that the
+  // first candidates' checks do not wait for libtorch and CUDA to start in them.
+  std::vector<std::string> checked_suites;
 };
 
 class CandidateBench {
  public:
   explicit CandidateBench(CandidateBenchOptions options);
 
-  // Builds the slots once (and the precompiled header they reuse), then reads each slot's compile
-  // and link commands from the build tool. Throws DiagnosticError with the log's last lines on failure.
+  // Starts the served executables ahead (the timing one; on many cores the checking ones), builds
+  // the slots once (and the precompiled header they reuse), then reads each slot's compile and
+  // link commands from the build tool. Throws DiagnosticError with the log's last lines on failure.
   void prepare(const std::string& log_path);
 
   // Writes `code` as <attempt>/kernel/<folder>/<folder>_implementation_<number><ext> (and each of
@@ -126,7 +131,8 @@ class CandidateBench {
   mutable std::mutex servers_mutex_;
   mutable std::map<std::string, std::vector<std::unique_ptr<build::JobServer>>> idle_servers_;
   mutable int servers_started_ = 0;
-  bool server_ahead_ = false;
+  bool many_cores_ = false;    // worker.h: replaces_spare_at_once_here
+  bool server_ahead_ = false;  // a Python bench on many cores
   // One candidate timed at a time: two timings on one GPU (or one machine's cores) would each
   // measure the other's load. They are served by one ./bench (--backendbench_serve), kept between
   // candidates and started ahead by prepare(): a timing then costs its cases, not the start of

@@ -7,6 +7,7 @@
 #include <torch/version.h>
 #endif
 
+#include <algorithm>
 #include <iostream>
 #include <mutex>
 #include <set>
@@ -120,6 +121,12 @@ GenerationPhase run_generation(const RunRequest& request, const BuildTree& tree,
   CandidateBenchOptions bench_options{tree, choice.limits.concurrency, choice.language, request.device, 60, templates_directory, phase.feedback_salt,
                                       choice.limits.first_correct_wins ? std::set<std::string>{} : request.timed_suites,
                                       request.sandbox, run_directory + "/attempts"};
+  for (const GenerationOperator& op : operators) {
+    for (const SuiteCases& suite : op.feedback_cases) {
+      const std::vector<std::string>& known = bench_options.checked_suites;
+      if (std::find(known.begin(), known.end(), suite.suite) == known.end()) bench_options.checked_suites.push_back(suite.suite);
+    }
+  }
   CandidateBench bench(bench_options);
   if (choice.language != KernelLanguage::kPython) {
     std::cout << "preparing " << choice.limits.concurrency << " candidate slots (log: " << logs << "/candidate_slots.log)\n" << std::flush;
