@@ -36,6 +36,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from machine_busy import MachineBusy  # noqa: E402
+
 source = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 parser = argparse.ArgumentParser()
 parser.add_argument("--build", default=os.path.join(source, "build"))
@@ -177,31 +180,6 @@ def one_shot_check(attempt_folder):
     return seconds, agree, compared
 
 
-def busy_jiffies():
-    """(busy, total) jiffies of all cores, from /proc/stat's first line."""
-    fields = [int(x) for x in open("/proc/stat").readline().split()[1:]]
-    idle = fields[3] + fields[4]  # idle, iowait
-    return sum(fields) - idle, sum(fields)
-
-
-class GpuSampler:
-    """nvidia-smi's utilization.gpu every 200 ms while the run lasts; None without nvidia-smi."""
-
-    def __init__(self):
-        try:
-            self.process = subprocess.Popen(["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits",
-                                             "-lms", "200"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        except OSError:
-            self.process = None
-
-    def stop(self):
-        if self.process is None:
-            return None
-        self.process.terminate()
-        values = [float(line.split(",")[0]) for line in self.process.communicate()[0].splitlines() if line.strip()]
-        return sum(values) / len(values) if values else None
-
-
 def percentile(values, fraction):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))] if ordered else float("nan")
@@ -225,15 +203,12 @@ try:
         out = os.path.join(work, "results_" + concurrency)
         ops, device = ("relu,add.Tensor,mul.Tensor,neg", "cpu") if args.language == "cpp" else (",".join(script), "cuda")
         language = ["--language", "cuda"] if args.language != "cpp" else []
-        busy_before, total_before = busy_jiffies()
-        gpu = GpuSampler()
+        busy = MachineBusy().start()
         done = subprocess.run([cli, "run", "--suite", "smoke,edge", "--backend", "llm", "--ops", ops, *language,
                                "--device", device, "--no-timing", "--select", "best", "--rounds", args.rounds, "--workers", args.workers,
                                "--concurrency", concurrency, "--build", args.build, "--out", out, "-j", "2"],
                               env=environment, capture_output=True, text=True)
-        gpu_busy = gpu.stop()
-        busy_after, total_after = busy_jiffies()
-        cores_busy = 100.0 * (busy_after - busy_before) / max(1, total_after - total_before)
+        cores_busy, gpu_busy = busy.stop()
         if not os.path.exists(os.path.join(out, "generation.json")):
             print(done.stdout[-3000:], done.stderr[-3000:])
             sys.exit(f"the run at concurrency {concurrency} wrote no generation.json (exit {done.returncode})")

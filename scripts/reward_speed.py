@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
 """How many candidates a minute the reward API scores (python/backendbench/reward.py driving
 `backendbench reward`), and how long each waits: N candidates for relu in a mix that cycles
-through a correct kernel, a wrong one and one that does not compile (as a training run's samples
-would), sent as one stream at a given concurrency.
+through a correct kernel, a wrong one and one that does not compile (with --hanging, also one that
+never returns, its cases stopped after 5 s), as a training run's samples would, sent as one stream
+at a given concurrency.
 
     scripts/reward_speed.py [--build build] [--language cpp|cuda|python|triton] [--count 12] [--concurrency 2]
-                            [--suite smoke,edge] [--device cpu|cuda] [--no-timing] [--every SECONDS]
+                            [--suite smoke,edge] [--device cpu|cuda] [--no-timing] [--every SECONDS] [--hanging]
 
 cuda candidates are two-part kernels (README, "Two-part CUDA kernels"; the example
 generated_kernels/relu/relu_implementation_3.cu and a wrong variant of it); python candidates
 are torch code (the CPU or CUDA), triton ones a Triton kernel (CUDA). Prints each reward's
 outcome and seconds as it arrives, then candidates per minute over the stream (the first
 candidate's start of the build folder's slots and served executables included), after the first
-answer, and over the second half of the answers (the sustained rate of a long run), and the median
-and 90th percentile of each part (build, check, time, total) from the rewards.
+answer, and over the second half of the answers (the sustained rate of a long run), how busy the
+cores and the GPU were over the stream, and the median and 90th percentile of each part (build,
+check, time, total) from the rewards.
 
 --every S sends the candidates S seconds apart instead of all at once, as a model's answers
 arrive in a training run: the harness's time between checks (a spare worker's start of libtorch,
@@ -28,6 +30,8 @@ import time
 source = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(source, "python"))
 from backendbench.reward import RewardService  # noqa: E402  (the checkout's package, stdlib only)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from machine_busy import MachineBusy  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--build", default=os.path.join(source, "build"))
@@ -38,6 +42,8 @@ parser.add_argument("--suite", default="smoke,edge")
 parser.add_argument("--device", default=None)
 parser.add_argument("--no-timing", action="store_true")
 parser.add_argument("--every", type=float, default=0.0, help="seconds between candidates (default: all at once)")
+parser.add_argument("--hanging", action="store_true",
+                    help="a fourth kernel in the mix that never returns (each case stopped after 5 s: BACKENDBENCH_CASE_TIMEOUT)")
 args = parser.parse_args()
 
 if args.language == "cpp":
@@ -81,10 +87,29 @@ else:
         raise SystemExit("could not make a wrong variant of relu_implementation_3.cu")
     mix = [("correct", correct), ("wrong", wrong), ("broken", correct.replace("{", "{ syntax error here", 1))]
 
+if args.hanging:
+    # Correct but for a wait that never ends, at the start of the kernel's host function.
+    if args.language == "cpp":
+        hanging = mix[0][1].replace("#include <ATen/ATen.h>", "#include <ATen/ATen.h>\n#include <chrono>\n#include <thread>")
+        hanging = hanging.replace(") {", ") { for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));", 1)
+    elif args.language == "cuda":
+        hanging = mix[0][1].replace("#include <cstdint>", "#include <chrono>\n#include <cstdint>\n#include <thread>", 1)
+        hanging = hanging.replace("at::Tensor relu_kernel_impl(const at::Tensor& self) {",
+                                  "at::Tensor relu_kernel_impl(const at::Tensor& self) {\n"
+                                  "  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));")
+    else:
+        hanging = mix[0][1].replace("def relu_kernel_impl(x):\n",
+                                    "def relu_kernel_impl(x):\n    import time\n    while True:\n        time.sleep(1)\n")
+    if hanging == mix[0][1]:
+        raise SystemExit("could not make a hanging variant of the correct kernel")
+    mix.append(("hanging", hanging))
+    os.environ["BACKENDBENCH_CASE_TIMEOUT"] = "5"
+
 language = "python" if args.language == "triton" else args.language
 candidates = [{"id": f"{mix[i % len(mix)][0]}-{i}", "op": "relu", "language": language, "source": mix[i % len(mix)][1]}
               for i in range(args.count)]
 rewards = []
+busy = MachineBusy().start()
 start = time.time()
 arrived = []
 with RewardService(suites=args.suite, device=args.device, concurrency=args.concurrency, build=args.build,
@@ -100,8 +125,10 @@ with RewardService(suites=args.suite, device=args.device, concurrency=args.concu
         arrived.append(time.time())
         print(f"  {reward['id']:>12}  {reward['outcome']:<12} {reward['seconds']['total']:6.2f} s"
               f"  speedup {reward['speedup'] if reward['speedup'] is not None else '-'}  {reward['reason'][:80]}", flush=True)
+cores_busy, gpu_busy = busy.stop()
 # A Python candidate has no build: one that does not parse fails its cases.
-expected = {"correct": "passed", "wrong": "failed", "broken": "failed" if language == "python" else "build_failed"}
+expected = {"correct": "passed", "wrong": "failed", "broken": "failed" if language == "python" else "build_failed",
+            "hanging": "failed"}
 mismatched = [r["id"] for r in rewards if r["outcome"] != expected[r["id"].split("-")[0]]]
 # From the start: the build folder's check, the slots' and served executables' start included; after
 # the first answer: the stream's steady rate.
@@ -114,6 +141,7 @@ print(f"\n{len(rewards)} candidates ({args.language}, concurrency {args.concurre
       f"{60 * len(rewards) / whole:.1f} a minute; after the first answer {steady:.1f} a minute; over the second half "
       f"{sustained:.1f} a minute; outcomes as expected: "
       f"{len(rewards) - len(mismatched)} of {len(rewards)}" + (f" (not: {', '.join(mismatched)})" if mismatched else ""))
+print(f"  cores busy {cores_busy:.0f} %, GPU busy {'-' if gpu_busy is None else f'{gpu_busy:.0f} %'} (over the whole stream)")
 for part in ["build", "check", "time", "total"]:
     # A timing's own median: over the candidates that were timed (the others' time is 0).
     values = sorted(r["seconds"][part] for r in rewards if part != "time" or r.get("timed_cases", 0) > 0)
