@@ -2,6 +2,8 @@
 // and one that should fail.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <ATen/ATen.h>
 
 #include "backendbench/check.h"
@@ -114,6 +116,27 @@ TEST(Checks, ConstantOutputsUnderTheTolerance) {
   call.record.expected = {at::full({64}, 1e-7)};  // a constant reference: a constant answer is right
   call.record.actual = {at::full({64}, 1e-7)};
   EXPECT_EQ(call.run("constant_outputs"), "");
+}
+
+TEST(Checks, ConstantOutputsInEachFloatingType) {
+  // Judged in the output's own dtype (one pass): the same findings as in float64.
+  Recorded call(kAdd, "((T([64], f32), T([64], f32)), {})", "add.Tensor");
+  const at::Tensor spread = at::linspace(1e-4, 2e-4, 64);
+  for (const at::ScalarType dtype : {at::kHalf, at::kBFloat16, at::kFloat, at::kDouble}) {
+    call.record.expected = {spread.to(dtype)};
+    call.record.actual = {at::zeros({64}, dtype)};
+    EXPECT_NE(call.run("constant_outputs").find("is constant"), std::string::npos) << dtype;
+    // A NaN among constant values makes the output not constant, as it did in float64.
+    at::Tensor with_nan = at::zeros({64}, dtype);
+    with_nan[5] = std::numeric_limits<double>::quiet_NaN();
+    call.record.actual = {with_nan};
+    EXPECT_EQ(call.run("constant_outputs"), "") << dtype;
+    // Signed zeros are one value.
+    at::Tensor signed_zeros = at::zeros({64}, dtype);
+    signed_zeros[7] = -0.0;
+    call.record.actual = {signed_zeros};
+    EXPECT_NE(call.run("constant_outputs").find("is constant"), std::string::npos) << dtype;
+  }
 }
 
 }  // namespace
