@@ -40,6 +40,29 @@ TEST(Compare, ToleranceFollowsTheDtype) {
   EXPECT_EQ(tolerance_for(at::kLong).atol, 0);
 }
 
+TEST(Compare, HalfPrecisionFiguresAreExact) {
+  // Half and bfloat16 compare in float32: their values and the differences of two of them are
+  // exact there, so the figures and the message are those of a float64 comparison.
+  const at::Tensor expected = at::tensor({1.0, 2048.0, 0.25, -3.0}).to(at::kHalf);
+  const at::Tensor actual = at::tensor({1.001953125, 2048.0, 0.25, -2.998046875}).to(at::kHalf);  // 2 ulps, 1 ulp off
+  const Comparison result = compare(expected, actual);
+  EXPECT_FALSE(result.equal);
+  EXPECT_EQ(result.message,
+            "output 0: 1 of 4 values differ beyond rtol=0.001 atol=1e-05; first at index [0]: expected 1, got 1.00195");
+  EXPECT_DOUBLE_EQ(result.max_abs_error, 0.001953125);
+  EXPECT_DOUBLE_EQ(result.max_rel_error, 0.001953125);
+  // -3 against -2.998046875: 0.001953125 <= 1e-5 + 1e-3 * 3, close. One ulp at 1 is within
+  // 3 % of the bound (0.0009765625 against 0.00101) and stays close.
+  const Comparison one_ulp = compare(at::ones({1}, at::kHalf), at::tensor({1.0009765625}).to(at::kHalf));
+  EXPECT_TRUE(one_ulp.equal) << one_ulp.message;
+  EXPECT_DOUBLE_EQ(one_ulp.max_abs_error, 0.0009765625);
+  const at::Tensor bfloat = at::tensor({1.0, 4.0}).to(at::kBFloat16);
+  const Comparison bfloat_result = compare(bfloat, at::tensor({1.0, 4.0625}).to(at::kBFloat16));  // 2 ulps at 4
+  EXPECT_TRUE(bfloat_result.equal) << bfloat_result.message;  // 0.0625 <= 1e-5 + 1.6e-2 * 4
+  EXPECT_DOUBLE_EQ(bfloat_result.max_abs_error, 0.0625);
+  EXPECT_DOUBLE_EQ(bfloat_result.max_rel_error, 0.015625);
+}
+
 TEST(Compare, NanEqualsNanAndInfinitiesMustMatch) {
   const at::Tensor expected = at::tensor({NAN, INFINITY, -INFINITY});
   EXPECT_TRUE(compare(expected, expected.clone()).equal);
