@@ -786,6 +786,23 @@ def reward():
     check(slow.get("outcome") == "passed", f"the slow Python candidate passes ({slow.get('reason', '')})")
     served.stdin.close()
     check(served.wait(timeout=120) == 0, "the served reward ends at the end of its input")
+    # At one candidate at a time, Python candidates are served by two executables in turn: the
+    # one started ahead, and once it is taken, another started ahead beside it (its spare has two
+    # candidates' intervals to start Python).
+    alone = subprocess.Popen([args.cli, "reward", "--suite", "smoke", "--device", "cpu", "--no-timing", "--build", tree,
+                              "--salt", "0x5eed", "--concurrency", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True, env=dict(environment, BACKENDBENCH_EARLY_SPARE="on"))
+    alone.stdin.write(json.dumps({"id": "py_alone", "op": "relu", "language": "python",
+                                  "source": python_head + "    return torch.clamp(x, min=0)\n"}) + "\n")
+    alone.stdin.flush()
+    line = alone.stdout.readline()
+    alone_answer = json.loads(line) if line.strip() else {}
+    serving = [pid for pid in descendants(alone.pid)
+               if any(word.startswith(b"--backendbench_serve=") for word in open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0"))]
+    alone.stdin.close()
+    check(alone.wait(timeout=120) == 0 and alone_answer.get("outcome") == "passed",
+          f"a Python candidate passes at concurrency 1 ({alone_answer.get('reason', '')})")
+    check(len(serving) == 2, f"at concurrency 1, a second served executable is started ahead for Python ({len(serving)})")
     # The Python client: a batch comes back in order, a stream by the caller's ids.
     client = (
         "import json, sys\n"
