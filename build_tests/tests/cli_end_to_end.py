@@ -633,6 +633,14 @@ def reward():
     check(any(r["id"] == "" and "<stdin>:8:" in r["reason"] and "not JSON" in r["reason"] for r in rewards),
           "a line that is not JSON: its error, located")
 
+    def answer_of(process, candidate):
+        """Sends one candidate to a running `backendbench reward` and reads its answer."""
+        process.stdin.write(json.dumps(candidate) + "\n")
+        process.stdin.flush()
+        line = process.stdout.readline()
+        print(line, end="")
+        return json.loads(line) if line.strip() else {}
+
     def descendants(root):
         """The processes under `root`: this reward's, not those of tests running beside it."""
         children = {}
@@ -655,13 +663,6 @@ def reward():
     timed = subprocess.Popen([args.cli, "reward", "--suite", "smoke", "--device", "cpu", "--build", tree, "--salt", "0x5eed"],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=environment)
 
-    def timed_answer(candidate):
-        timed.stdin.write(json.dumps(candidate) + "\n")
-        timed.stdin.flush()
-        line = timed.stdout.readline()
-        print(line, end="")
-        return json.loads(line) if line.strip() else {}
-
     def serving_benches():
         found = []
         for pid in descendants(timed.pid):
@@ -673,9 +674,9 @@ def reward():
                 found.append(pid)
         return found
 
-    timed_answers = [timed_answer(candidates[0])]
+    timed_answers = [answer_of(timed, candidates[0])]
     benches_after_first = serving_benches()
-    timed_answers.append(timed_answer(dict(candidates[0], id="right_again")))
+    timed_answers.append(answer_of(timed, dict(candidates[0], id="right_again")))
     benches_after_second = serving_benches()
     timed.stdin.close()
     check(timed.wait(timeout=120) == 0, "the timed reward ends at the end of its input")
@@ -708,10 +709,7 @@ def reward():
                               env=dict(environment, BACKENDBENCH_EARLY_SPARE="on"))
 
     def answer_to(candidate):
-        served.stdin.write(json.dumps(candidate) + "\n")
-        served.stdin.flush()
-        line = served.stdout.readline()
-        return json.loads(line) if line.strip() else {}
+        return answer_of(served, candidate)
 
     def started_as_spares():
         """The reward's workers started as spares: whether with --python, whether Python is mapped."""
@@ -792,11 +790,8 @@ def reward():
     alone = subprocess.Popen([args.cli, "reward", "--suite", "smoke", "--device", "cpu", "--no-timing", "--build", tree,
                               "--salt", "0x5eed", "--concurrency", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              text=True, env=dict(environment, BACKENDBENCH_EARLY_SPARE="on"))
-    alone.stdin.write(json.dumps({"id": "py_alone", "op": "relu", "language": "python",
-                                  "source": python_head + "    return torch.clamp(x, min=0)\n"}) + "\n")
-    alone.stdin.flush()
-    line = alone.stdout.readline()
-    alone_answer = json.loads(line) if line.strip() else {}
+    alone_answer = answer_of(alone, {"id": "py_alone", "op": "relu", "language": "python",
+                                     "source": python_head + "    return torch.clamp(x, min=0)\n"})
     serving = [pid for pid in descendants(alone.pid)
                if any(word.startswith(b"--backendbench_serve=") for word in open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0"))]
     alone.stdin.close()

@@ -121,7 +121,6 @@ CandidateBench::CandidateBench(CandidateBenchOptions options) : options_(std::mo
     return std::string(variable) == "BACKENDBENCH_EARLY_SPARE" ? std::getenv(variable) : nullptr;
   });
   many_cores_ = replaces_spare_at_once_here(settings);
-  server_ahead_ = options_.language == KernelLanguage::kPython && many_cores_;
 }
 
 void CandidateBench::prepare(const std::string& log_path) {
@@ -482,29 +481,29 @@ std::unique_ptr<build::JobServer> CandidateBench::take_server(const std::string&
   } else {
     taken = new_server(suite);
   }
-  if (server_ahead_ && idle.empty()) {
+  if (options_.language == KernelLanguage::kPython && many_cores_ && idle.empty()) {
     idle.push_back(new_server(suite));
     idle.back()->start_ahead();
   }
   return taken;
 }
 
-std::unique_ptr<build::JobServer> CandidateBench::new_server(const std::string& suite) const {
-  const std::string log = options_.attempts_root + "/job_server_" + suite + "_" + std::to_string(++servers_started_) + ".log";
+std::unique_ptr<build::JobServer> CandidateBench::served(const std::string& executable, const std::string& log) const {
   return std::make_unique<build::JobServer>(
-      std::vector<std::string>{options_.tree.test_executable(suite), "--backendbench_serve=" + options_.attempts_root,
+      std::vector<std::string>{executable, "--backendbench_serve=" + options_.attempts_root,
                                std::string("--backendbench_sandbox=") + (options_.sandbox ? "bwrap" : "none"),
                                // Its first spare ready for this bench's language (later ones follow the last request).
                                std::string("--backendbench_first_spare=") + (options_.language == KernelLanguage::kPython ? "python" : "cpp")},
       log);
 }
 
+std::unique_ptr<build::JobServer> CandidateBench::new_server(const std::string& suite) const {
+  return served(options_.tree.test_executable(suite),
+                options_.attempts_root + "/job_server_" + suite + "_" + std::to_string(++servers_started_) + ".log");
+}
+
 std::unique_ptr<build::JobServer> CandidateBench::new_timing_server() const {
-  return std::make_unique<build::JobServer>(
-      std::vector<std::string>{options_.tree.bench_executable(), "--backendbench_serve=" + options_.attempts_root,
-                               std::string("--backendbench_sandbox=") + (options_.sandbox ? "bwrap" : "none"),
-                               std::string("--backendbench_first_spare=") + (options_.language == KernelLanguage::kPython ? "python" : "cpp")},
-      options_.attempts_root + "/job_server_bench.log");
+  return served(options_.tree.bench_executable(), options_.attempts_root + "/job_server_bench.log");
 }
 
 void CandidateBench::give_back(const std::string& suite, std::unique_ptr<build::JobServer> server) const {
@@ -539,9 +538,8 @@ void CandidateBench::time(const std::string& attempt, const std::string& op, con
   const std::string failure = timing_server_->run(request, 120.0 + 30.0 * static_cast<double>(timed / 8 + 1));
   // Without verdicts the candidate has no speedup; why, for whoever reads the attempt's folder.
   if (!failure.empty()) std::ofstream(request.log, std::ios::app) << "backendbench: " << failure << "\n";
-  const std::string verdicts = request.verdicts;
   double log_sum = 0;
-  std::ifstream in(verdicts);
+  std::ifstream in(request.verdicts);
   for (std::string line; std::getline(in, line);) {
     try {
       const Verdict verdict = verdict_from_json(line);

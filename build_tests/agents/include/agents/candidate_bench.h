@@ -123,16 +123,18 @@ class CandidateBench {
   std::unique_ptr<build::JobServer> take_server(const std::string& suite) const;
   std::unique_ptr<build::JobServer> new_server(const std::string& suite) const;
   void give_back(const std::string& suite, std::unique_ptr<build::JobServer> server) const;
-  // A served ./bench that times candidates, its first spare ready for this bench's language.
+  // A served ./bench that times candidates.
   std::unique_ptr<build::JobServer> new_timing_server() const;
+  // `executable` serving this bench's jobs (--backendbench_serve), its first spare ready for this
+  // bench's language; what it prints outside a request goes to `log`.
+  std::unique_ptr<build::JobServer> served(const std::string& executable, const std::string& log) const;
 
   CandidateBenchOptions options_;
   std::vector<SlotCommands> slots_;
   mutable std::mutex servers_mutex_;
   mutable std::map<std::string, std::vector<std::unique_ptr<build::JobServer>>> idle_servers_;
   mutable int servers_started_ = 0;
-  bool many_cores_ = false;    // worker.h: replaces_spare_at_once_here
-  bool server_ahead_ = false;  // a Python bench on many cores
+  bool many_cores_ = false;  // worker.h: replaces_spare_at_once_here
   // One candidate timed at a time: two timings on one GPU (or one machine's cores) would each
   // measure the other's load. They are served by one ./bench (--backendbench_serve), kept between
   // candidates and started ahead by prepare(): a timing then costs its cases, not the start of
