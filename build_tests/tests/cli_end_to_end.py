@@ -641,21 +641,40 @@ def reward():
         print(line, end="")
         return json.loads(line) if line.strip() else {}
 
+    def parent_of(pid):
+        try:
+            return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            return None
+
     def descendants(root):
         """The processes under `root`: this reward's, not those of tests running beside it."""
         children = {}
         for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                parent = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(pid))
+            parent = parent_of(pid)
+            if parent is not None:
+                children.setdefault(parent, []).append(int(pid))
         found, todo = [], [root]
         while todo:
             for child in children.get(todo.pop(), []):
                 found.append(child)
                 todo.append(child)
         return found
+
+    def served_under(root, executable=None):
+        """The served executables under `root` (`--backendbench_serve=`), of one name if given."""
+        found = []
+        for pid in descendants(root):
+            try:
+                words = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+            except OSError:
+                continue
+            if (executable is None or os.path.basename(words[0]) == executable) and \
+                    any(w.startswith(b"--backendbench_serve=") for w in words):
+                found.append(pid)
+        # A served executable forks to start a spare kernel worker; until that child's exec, it has
+        # the same command line: a copy whose parent is a served executable is that child.
+        return [pid for pid in found if parent_of(pid) not in found]
 
     # Timed: a correct kernel's speedup over ATen and its interval. Timings are served by one
     # ./bench kept between candidates (--backendbench_serve): the second candidate's timing goes to
@@ -664,15 +683,7 @@ def reward():
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=environment)
 
     def serving_benches():
-        found = []
-        for pid in descendants(timed.pid):
-            try:
-                words = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
-            except OSError:
-                continue
-            if os.path.basename(words[0]) == b"bench" and any(w.startswith(b"--backendbench_serve=") for w in words):
-                found.append(pid)
-        return found
+        return served_under(timed.pid, b"bench")
 
     timed_answers = [answer_of(timed, candidates[0])]
     benches_after_first = serving_benches()
@@ -750,9 +761,7 @@ def reward():
     # per candidate at once (--concurrency, 2 here) and suite when a language's first candidate
     # comes, each with its first spare in that language (--backendbench_first_spare); for Python
     # one more is kept idle whenever none is, so that two serve in turn at concurrency 1.
-    served_executables = [pid for pid in descendants(served.pid)
-                          if any(word.startswith(b"--backendbench_serve=") for word in
-                                 open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0"))]
+    served_executables = served_under(served.pid)
     check(len(served_executables) == 4,
           f"two served executables for C++ and two for Python, started ahead ({len(served_executables)})")
     for _ in range(240):
@@ -792,8 +801,7 @@ def reward():
                              text=True, env=dict(environment, BACKENDBENCH_EARLY_SPARE="on"))
     alone_answer = answer_of(alone, {"id": "py_alone", "op": "relu", "language": "python",
                                      "source": python_head + "    return torch.clamp(x, min=0)\n"})
-    serving = [pid for pid in descendants(alone.pid)
-               if any(word.startswith(b"--backendbench_serve=") for word in open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0"))]
+    serving = served_under(alone.pid)
     alone.stdin.close()
     check(alone.wait(timeout=120) == 0 and alone_answer.get("outcome") == "passed",
           f"a Python candidate passes at concurrency 1 ({alone_answer.get('reason', '')})")
