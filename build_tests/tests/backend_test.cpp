@@ -40,7 +40,7 @@ TEST(Backends, AnotherBackendIsOneRegistration) {
   EXPECT_THROW(backends().add("neg_test.default", std::make_unique<Negating>()), std::runtime_error);
 }
 
-TEST(Backends, AnOverlappedCallRunsOnWhatPrepareMadeAndNotWhenPrepareDecided) {
+TEST(Backends, DrawCallsRunInTurnOnWhatPrepareMadeAndNotWhenPrepareDecided) {
   class Counting : public Backend {
    public:
     Counting() : Backend("impl98", Kind::kKernel) {}
@@ -53,16 +53,22 @@ TEST(Backends, AnOverlappedCallRunsOnWhatPrepareMadeAndNotWhenPrepareDecided) {
   };
   const Counting backend;
   const c10::OperatorHandle relu = c10::Dispatcher::singleton().findSchemaOrThrow("aten::relu", "");
-  const InputDraw draw{nullptr, 0, 0};
-  Stack made = {at::tensor({1.0, -2.0})};
-  const auto observed = backend.call_overlapped(relu, c10::Device(c10::kCPU), draw, [&] { return &made; });
+  const std::vector<InputDraw> draws = {{nullptr, 0, 0}, {nullptr, 1, 0}, {nullptr, 2, 0}};
+  const std::unique_ptr<Backend::DrawCalls> calls = backend.call_draws(relu, c10::Device(c10::kCPU), draws);
+  Stack first = {at::tensor({1.0, -2.0})}, second = {at::tensor({3.0})};
+  const auto observed = calls->next([&] { return &first; });
   ASSERT_TRUE(observed.has_value());
   EXPECT_TRUE(observed->outputs.at(0).toTensor().equal(at::tensor({-1.0, 2.0})));
   EXPECT_EQ(backend.calls, 1);
+  const auto then = calls->next([&] { return &second; });
+  ASSERT_TRUE(then.has_value());
+  EXPECT_TRUE(then->outputs.at(0).toTensor().equal(at::tensor({-3.0})));
+  EXPECT_EQ(backend.calls, 2);
   // A case decided while preparing (its inputs could not be made, the reference skipped it):
   // nothing to return, and this backend's call is not made at all.
-  EXPECT_FALSE(backend.call_overlapped(relu, c10::Device(c10::kCPU), draw, [] { return static_cast<Stack*>(nullptr); }));
-  EXPECT_EQ(backend.calls, 1);
+  EXPECT_FALSE(calls->next([] { return static_cast<Stack*>(nullptr); }));
+  EXPECT_EQ(backend.calls, 2);
+  EXPECT_THROW(calls->next([&] { return &first; }), std::logic_error) << "a draw past the ones given";
 }
 
 // A taken spare is replaced at once where cores are many (the new spare's start beside the job

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "backendbench/backend.h"
+#include "backendbench/inputs.h"
 #include "backendbench/worker.h"
 
 namespace backendbench::worker {
@@ -103,6 +105,46 @@ TEST(WorkerProtocol, ASpareWorkersFirstRequestIsLoad) {
   EXPECT_FALSE(answers[1].contains("error")) << answers[1].dump();
   // The manifest that did not load is the answer to every later request.
   EXPECT_NE(answers[2].value("error", "").find("/nonexistent/manifest.txt"), std::string::npos) << answers[2].dump();
+}
+
+// A call of several draws (a case's checks, sent at once so that the worker calls the next draw
+// while the supervisor checks the last): one answer per draw, in order, made on that draw's
+// inputs; an error ends the request's answers, and the next request is answered afresh.
+TEST(WorkerProtocol, ACallOfSeveralDrawsIsAnsweredOncePerDrawInOrderUntilAnError) {
+  class FailsOnItsSecondCall : public Backend {
+   public:
+    FailsOnItsSecondCall(std::vector<at::Tensor>& seen) : Backend("impl97", Kind::kKernel), seen_(seen) {}
+    c10::Device device(const Settings&) const override { return c10::Device(c10::kCPU); }
+    Stack call(const c10::OperatorHandle&, Stack stack, c10::Device) const override {
+      seen_.push_back(stack[0].toTensor().clone());
+      if (seen_.size() == 2) throw std::runtime_error("its second call fails");
+      return {stack[0].toTensor().neg()};
+    }
+    std::vector<at::Tensor>& seen_;
+  };
+  std::vector<at::Tensor> seen;
+  backends().add("relu_draws_test.default", std::make_unique<FailsOnItsSecondCall>(seen));
+  const char* arguments = "((T([5], f32),), {})";
+  nlohmann::json draws = nlohmann::json::array();
+  for (int draw = 0; draw < 3; ++draw) {
+    draws.push_back({{"arguments", arguments}, {"file", "draws_test.txt"}, {"line", 1}, {"seed", 7}, {"draw", draw}, {"salt", 11}});
+  }
+  const nlohmann::json call = {{"kind", "call"},         {"operator", "relu_draws_test.default"}, {"backend", "impl97"},
+                               {"schema_name", "aten::relu"}, {"overload", ""}, {"device", "cpu"}, {"draws", draws}};
+  const std::vector<nlohmann::json> answers = answers_to({call, call}, false);
+  ASSERT_EQ(answers.size(), 5u) << "2 for the first request (its second draw's call failed), 3 for the second";
+  EXPECT_FALSE(answers[0].contains("error")) << answers[0].dump();
+  EXPECT_NE(answers[1].value("error", "").find("its second call fails"), std::string::npos) << answers[1].dump();
+  for (size_t i = 2; i < 5; ++i) EXPECT_FALSE(answers[i].contains("error")) << answers[i].dump();
+  // Each call saw its draw's inputs, in the draws' order: the first request's two, then all three.
+  const c10::OperatorHandle relu = c10::Dispatcher::singleton().findSchemaOrThrow("aten::relu", "");
+  const CaseSpec spec{"", arguments, "draws_test.txt", 1, 7, 0, ""};
+  ASSERT_EQ(seen.size(), 5u);
+  for (const auto& [call_index, draw] : std::vector<std::pair<size_t, int>>{{0, 0}, {1, 1}, {2, 0}, {3, 1}, {4, 2}}) {
+    const at::Tensor made = materialize(relu.schema(), spec, c10::Device(c10::kCPU), draw, 11).at(0).toTensor();
+    EXPECT_TRUE(at::equal(seen[call_index], made)) << "call " << call_index << " was not made on draw " << draw;
+  }
+  EXPECT_FALSE(at::equal(seen[2], seen[3])) << "two draws made the same values";
 }
 
 TEST(WorkerProtocol, AWorkerGivenItsManifestAtStartLoadsNoOther) {

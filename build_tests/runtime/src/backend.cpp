@@ -153,12 +153,29 @@ Backend::ObservedCall Backend::call_observed(const c10::OperatorHandle& op, Stac
   return observed;
 }
 
-std::optional<Backend::ObservedCall> Backend::call_overlapped(const c10::OperatorHandle& op, c10::Device device,
-                                                              const InputDraw& drawn_from,
-                                                              const std::function<Stack*()>& prepare) const {
-  Stack* stack = prepare();
-  if (stack == nullptr) return std::nullopt;
-  return call_observed(op, *stack, device, &drawn_from);
+namespace {
+
+// Each draw prepared, then called here (call_observed).
+class DrawCallsHere : public Backend::DrawCalls {
+ public:
+  DrawCallsHere(const Backend& backend, const c10::OperatorHandle& op, c10::Device device, std::vector<InputDraw> draws)
+      : DrawCalls(op, device, std::move(draws)), backend_(backend) {}
+  std::optional<Backend::ObservedCall> next(const std::function<Stack*()>& prepare) override {
+    const InputDraw& drawn_from = draws_[take_next()];
+    Stack* stack = prepare();
+    if (stack == nullptr) return std::nullopt;
+    return backend_.call_observed(op_, *stack, device_, &drawn_from);
+  }
+
+ private:
+  const Backend& backend_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend::DrawCalls> Backend::call_draws(const c10::OperatorHandle& op, c10::Device device,
+                                                        std::vector<InputDraw> draws) const {
+  return std::make_unique<DrawCallsHere>(*this, op, device, std::move(draws));
 }
 
 BoundCall Backend::bind(const c10::OperatorHandle& op, const Stack&, c10::Device device) const {

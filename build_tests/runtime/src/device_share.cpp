@@ -300,6 +300,7 @@ Exports::Changes Exports::finish() {
   if (std::any_of(slots_.begin(), slots_.end(), [](const auto& slot) { return slot->in_use; })) {
     check(driver().synchronize(), "cuCtxSynchronize");
   }
+  synchronized_ = false;  // the next answer's storages are waited for again (another draw's call wrote them)
   Changes changes;
   changes.retired = retired_;
   for (const auto& slot : slots_) {

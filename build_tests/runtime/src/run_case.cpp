@@ -73,7 +73,7 @@ void refresh_values(const Stack& into, const Stack& from) {
 
 // One draw; returns false when the verdict is decided (failed or skipped).
 bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
-                const c10::OperatorHandle& handle, c10::Device device, int draw, int draws, bool timed_next,
+                const c10::OperatorHandle& handle, c10::Device device, int draw, int draws, Backend::DrawCalls& calls,
                 Verdict& verdict, Stack* inputs_made, Stack* expected_made) {
   const std::string where =
       verdict.where() + (draws > 1 ? " (draw " + std::to_string(draw + 1) + " of " + std::to_string(draws) + ")" : "");
@@ -119,9 +119,7 @@ bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& bac
   };
   try {
     // Observed where the backend runs: here, or in its kernel worker (worker.h).
-    const InputDraw drawn_from{&spec, draw, settings.salt, timed_next};
-    std::optional<Backend::ObservedCall> observed =
-        backend.call_overlapped(handle, device, drawn_from, [&] { return prepare() ? &kernel_inputs : nullptr; });
+    std::optional<Backend::ObservedCall> observed = calls.next([&] { return prepare() ? &kernel_inputs : nullptr; });
     if (!observed) return false;
     call.actual = std::move(observed->outputs);
     call.inside = std::move(observed->inside);
@@ -222,9 +220,13 @@ Verdict check_case_for(const OperatorSpec& op, const CaseSpec& spec, const Backe
   // remembered results (a cache keyed on shapes, a static output) fails; the aten backend is
   // the reference itself and one draw validates the harness.
   const int draws = backend.kind() == Backend::Kind::kReference ? 1 : settings.draws;
+  std::vector<InputDraw> recipes;
+  for (int draw = 0; draw < draws; ++draw) recipes.push_back({&spec, draw, settings.salt, timed_next});
+  // A worker's calls hold its pool until `calls` ends: nothing below asks a worker anything else.
+  const std::unique_ptr<Backend::DrawCalls> calls = backend.call_draws(*handle, device, std::move(recipes));
   for (int draw = 0; draw < draws; ++draw) {
     verdict.draws = draw + 1;
-    if (!check_draw(op, spec, backend, settings, *handle, device, draw, draws, timed_next, verdict,
+    if (!check_draw(op, spec, backend, settings, *handle, device, draw, draws, *calls, verdict,
                     draw == 0 ? first_inputs : nullptr, draw == 0 ? first_expected : nullptr)) {
       break;
     }

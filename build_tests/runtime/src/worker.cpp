@@ -187,11 +187,68 @@ class WorkerPool {
 
   // One request to the worker of `gpu`'s class; its response header (and payload into
   // `payload`). Throws std::runtime_error with the worker's last output when it fails.
-  // `meanwhile`, when given, runs once the request is sent and before its answer is read (this
-  // process's own work, overlapped with the worker's); it must not throw.
-  json request(bool gpu, const json& header, const std::vector<char>& payload, std::vector<char>* response_payload,
-               const std::function<void()>& meanwhile = nullptr) {
+  json request(bool gpu, const json& header, const std::vector<char>& payload, std::vector<char>* response_payload) {
     std::lock_guard<std::mutex> lock(mutex_);
+    WorkerProcess& worker = started_worker(gpu);
+    return failing_worker(worker, [&] {
+      send(worker, header, payload);
+      return receive(worker, response_payload);
+    });
+  }
+
+  // A request the worker answers `answers` times, in order, until an answer that is an error (a
+  // call of several draws, which the worker runs back to back while this process checks each
+  // answer as it comes). The pool is held until every answer is read: next() reads the next, and
+  // those left unread when it ends are read and dropped.
+  class Answers {
+   public:
+    Answers(WorkerPool& pool, bool gpu, const json& header, size_t answers)
+        : pool_(pool), lock_(pool.mutex_), gpu_(gpu), owed_(answers) {
+      WorkerProcess& worker = pool_.started_worker(gpu_);
+      pool_.failing_worker(worker, [&] {
+        pool_.send(worker, header, {});
+        return json();
+      });
+    }
+    Answers(const Answers&) = delete;
+    Answers& operator=(const Answers&) = delete;
+    ~Answers() {
+      try {
+        drop_the_rest();
+      } catch (const std::exception&) {
+        // The worker was stopped (failing_worker); the next request starts another.
+      }
+    }
+    // The answers still owed, read and dropped: a later request must not get them, and slots
+    // they announce are mapped here. Throws as next() does when the worker fails meanwhile.
+    void drop_the_rest() {
+      std::vector<char> dropped;
+      while (owed_ > 0) (void)next(&dropped);
+    }
+    // The next answer, as request() returns it; throws as request() does (none is owed after).
+    json next(std::vector<char>* response_payload) {
+      if (owed_ == 0) throw std::logic_error("no answer owed");
+      WorkerProcess& worker = pool_.workers_[gpu_];
+      try {
+        json answer = pool_.failing_worker(worker, [&] { return pool_.receive(worker, response_payload); });
+        owed_ = answer.contains("error") ? 0 : owed_ - 1;
+        return answer;
+      } catch (...) {
+        owed_ = 0;
+        throw;
+      }
+    }
+
+   private:
+    WorkerPool& pool_;
+    std::unique_lock<std::mutex> lock_;
+    bool gpu_;
+    size_t owed_;
+  };
+
+ private:
+  // The worker of `gpu`'s class, started (or taken from the spares) if none runs. Under mutex_.
+  WorkerProcess& started_worker(bool gpu) {
     WorkerProcess& worker = workers_[gpu];
     if (worker.pid < 0) {
       WorkerProcess& spare = spares_[gpu];
@@ -217,6 +274,13 @@ class WorkerPool {
         start(worker, gpu);
       }
     }
+    return worker;
+  }
+
+  // Runs `exchange` on `worker` (a spare's `load` first where it still waits for it). A worker
+  // that fails (a protocol error, no answer within the case timeout) is stopped, and a
+  // std::runtime_error (WorkerHung for a timeout) says why, with its last output. Under mutex_.
+  json failing_worker(WorkerProcess& worker, const std::function<json()>& exchange) {
     std::string failure;
     bool hung = false;
     try {
@@ -224,9 +288,10 @@ class WorkerPool {
         worker.awaiting_load = false;
         json load = request_header("load");
         load["manifest"] = manifest_;
-        (void)exchange(worker, load, {}, nullptr);
+        send(worker, load, {});
+        (void)receive(worker, nullptr);
       }
-      return exchange(worker, header, payload, response_payload, meanwhile);
+      return exchange();
     } catch (const worker::TimeoutError&) {
       hung = true;
       failure = "it did not answer within the case timeout (" + std::to_string(timeout_ms_ / 1000) +
@@ -243,6 +308,7 @@ class WorkerPool {
     throw std::runtime_error(message);
   }
 
+ public:
   // Starts a spare worker of `gpu`'s class that sees `roots` read-only, unless one that does is
   // still waiting (a request whose manifest lay elsewhere did not take it).
   void start_spare(bool gpu, const std::vector<std::string>& roots, bool python) {
@@ -277,12 +343,13 @@ class WorkerPool {
   }
 
  private:
-  // One request and its response on a running worker; throws worker::ProtocolError (or
-  // TimeoutError) when it fails.
-  json exchange(WorkerProcess& worker, const json& header, const std::vector<char>& payload,
-                std::vector<char>* response_payload, const std::function<void()>& meanwhile = nullptr) {
+  // One request to a running worker, and one response from it; each throws
+  // worker::ProtocolError (or TimeoutError) when it fails.
+  void send(WorkerProcess& worker, const json& header, const std::vector<char>& payload) {
     worker::write_message(worker.to, {header.dump(), payload});
-    if (meanwhile) meanwhile();
+  }
+
+  json receive(WorkerProcess& worker, std::vector<char>* response_payload) {
     std::optional<worker::Message> answer = worker.reader->read(timeout_ms_);
     forward_log(worker);
     if (!answer) throw worker::ProtocolError("it closed its pipe without an answer");
@@ -648,42 +715,80 @@ class WorkerBackend : public Backend {
     return observed_from(answer, payload, stack, device);
   }
 
-  // Sent before `prepare` runs on CUDA, where the worker's call and this process's inputs and
-  // reference then overlap (a check's round trip was 2.0 ms against 0.49 ms in-process, H200).
-  // On a CPU the two would share the cores, and a case too costly for the CPU is only known
-  // from the inputs `prepare` makes: there it is prepare, then the call.
-  std::optional<ObservedCall> call_overlapped(const c10::OperatorHandle& op, c10::Device device, const InputDraw& drawn_from,
-                                              const std::function<Stack*()>& prepare) const override {
-    if (!device.is_cuda()) return Backend::call_overlapped(op, device, drawn_from, prepare);
-    if (!hung_.empty()) {
-      if (prepare() == nullptr) return std::nullopt;
-      throw std::runtime_error("not run again: its kernel worker hung on an earlier case (" + hung_ + ")");
-    }
-    json header = call_request("call", op_, name(), op, device);
-    header["inputs"] = draw_json(drawn_from);
-    Stack* stack = nullptr;
-    bool prepared = false;
-    const auto run_prepare = [&] {
-      stack = prepare();
-      prepared = true;
-    };
-    std::vector<char> payload;
-    json answer;
-    try {
-      answer = WorkerPool::instance().request(true, header, {}, &payload, run_prepare);
-    } catch (const std::exception& error) {
-      if (const auto* hung = dynamic_cast<const WorkerHung*>(&error)) hung_ = hung->what();
-      // The worker failed before or during this process's preparation: a case decided there
-      // is decided as it would have been without the worker.
-      if (!prepared) run_prepare();
-      if (stack == nullptr) return std::nullopt;
-      throw;
-    }
-    if (stack == nullptr) return std::nullopt;
-    return observed_from(answer, payload, *stack, device);
+  // Every draw in one request, sent before the first draw's `prepare` runs on CUDA: the worker
+  // makes and calls the draws back to back while this process prepares and checks each (a
+  // check's round trip was 2.0 ms against 0.49 ms in-process, H200). On a CPU the two would share
+  // the cores, and a case too costly for the CPU is only known from the inputs `prepare` makes:
+  // there the first draw is prepared before the request goes.
+  std::unique_ptr<DrawCalls> call_draws(const c10::OperatorHandle& op, c10::Device device,
+                                        std::vector<InputDraw> draws) const override {
+    return std::make_unique<Draws>(*this, op, device, std::move(draws));
   }
 
  private:
+  class Draws : public DrawCalls {
+   public:
+    Draws(const WorkerBackend& backend, const c10::OperatorHandle& op, c10::Device device, std::vector<InputDraw> draws)
+        : DrawCalls(op, device, std::move(draws)), backend_(backend) {}
+
+    std::optional<ObservedCall> next(const std::function<Stack*()>& prepare) override {
+      const size_t draw = take_next();
+      if (!backend_.hung_.empty()) {
+        if (prepare() == nullptr) return std::nullopt;
+        throw std::runtime_error("not run again: its kernel worker hung on an earlier case (" + backend_.hung_ + ")");
+      }
+      Stack* stack = nullptr;
+      bool prepared = false;
+      const auto run_prepare = [&] {
+        stack = prepare();
+        prepared = true;
+      };
+      if (!device_.is_cuda() && draw == 0) {
+        run_prepare();
+        if (stack == nullptr) return std::nullopt;
+      }
+      std::vector<char> payload;
+      json answer;
+      try {
+        if (!answers_) {
+          json header = call_request("call", backend_.op_, backend_.name(), op_, device_);
+          json recipes = json::array();
+          for (const InputDraw& drawn : draws_) recipes.push_back(draw_json(drawn));
+          header["draws"] = recipes;
+          answers_ = std::make_unique<WorkerPool::Answers>(WorkerPool::instance(), device_.is_cuda(), header, draws_.size());
+        }
+        if (!prepared) run_prepare();  // while the worker calls this draw
+        answer = answers_->next(&payload);
+      } catch (const std::exception& error) {
+        if (const auto* hung = dynamic_cast<const WorkerHung*>(&error)) backend_.hung_ = hung->what();
+        // The worker failed before or during this process's preparation: a case decided there
+        // is decided as it would have been without the worker.
+        if (!prepared) run_prepare();
+        if (stack == nullptr) return std::nullopt;
+        throw;
+      }
+      if (stack == nullptr) return std::nullopt;
+      return backend_.observed_from(answer, payload, *stack, device_);
+    }
+
+    // The draws after the one that decided the case were called all the same: a worker that
+    // hangs on one of them is stopped, and hung as it would be on a draw of its own.
+    ~Draws() override {
+      if (!answers_) return;
+      try {
+        answers_->drop_the_rest();
+      } catch (const WorkerHung& error) {
+        backend_.hung_ = error.what();
+      } catch (const std::exception&) {
+        // A worker that died after the case was decided: the next case starts another.
+      }
+    }
+
+   private:
+    const WorkerBackend& backend_;
+    std::unique_ptr<WorkerPool::Answers> answers_;  // the pool is held while it lives
+  };
+
   // The call's answer, its outputs and the inputs as the call left them written into `stack`'s
   // own tensors.
   ObservedCall observed_from(const json& answer, const std::vector<char>& payload, const Stack& stack,
@@ -1273,6 +1378,30 @@ int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int devic
       // Left for the kernels' own load, which says why in their verdicts.
     }
   }
+  // New slots and retired ones are announced with an answer that is not an error (an error
+  // answer hands nothing over; they are announced with the next).
+  const auto send_answer = [&](json answer, std::vector<char>& payload) {
+    if (exports != nullptr && !answer.contains("error")) {
+      try {
+        const device_share::Exports::Changes changes = exports->finish();
+        if (!changes.empty()) {
+          device_share::send_descriptors(device_socket, changes.descriptors);
+          answer["shared_descriptors"] = changes.descriptors.size();
+          json new_slots = json::array();
+          for (size_t i = 0; i < changes.new_slots.size(); ++i) new_slots.push_back({changes.new_slots[i], changes.new_sizes[i]});
+          answer["new_slots"] = new_slots;
+          answer["retired_slots"] = changes.retired;
+          exports->sent(changes);
+        }
+      } catch (const std::exception& error) {
+        answer = response_header();
+        answer["error"] = std::string("the kernel worker could not hand over its outputs: ") + error.what();
+        payload.clear();
+      }
+    }
+    worker::write_message(out_fd, {answer.dump(-1, ' ', false, json::error_handler_t::replace), payload});
+    return !answer.contains("error");
+  };
   worker::MessageReader requests(in_fd);
   for (;;) {
     std::optional<worker::Message> request;
@@ -1319,6 +1448,24 @@ int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int devic
         const std::optional<Backend::Unusable> unusable = named_backend(header).unusable();
         answer["unusable"] = unusable.has_value();
         if (unusable) answer["skip"] = unusable->skip, answer["reason"] = unusable->reason;
+      } else if (kind == "call" && header.contains("draws")) {
+        // A case's draws, one answer each, in order, until one that is an error; the last goes
+        // out below, as every request's answer does.
+        const json& draws = header.at("draws");
+        if (!draws.is_array() || draws.empty()) throw std::runtime_error("'draws' is not a list of draws");
+        for (size_t i = 0; i < draws.size(); ++i) {
+          json one = header;
+          one.erase("draws");
+          one["inputs"] = draws[i];
+          answer = answer_call(one, request->payload, payload, exports, fatal);
+          if (i + 1 == draws.size() || answer.contains("error")) break;
+          if (!send_answer(answer, payload)) {
+            answer = json();  // that one said why, and ends the request's answers
+            break;
+          }
+          answer = response_header();
+          payload.clear();
+        }
       } else if (kind == "call") {
         answer = answer_call(header, request->payload, payload, exports, fatal);
       } else if (kind == "time") {
@@ -1330,27 +1477,7 @@ int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int devic
       answer = response_header();
       answer["error"] = error.what();
     }
-    // New slots and retired ones are announced with an answer that is not an error (an error
-    // answer hands nothing over; they are announced with the next).
-    if (exports != nullptr && !answer.contains("error")) {
-      try {
-        const device_share::Exports::Changes changes = exports->finish();
-        if (!changes.empty()) {
-          device_share::send_descriptors(device_socket, changes.descriptors);
-          answer["shared_descriptors"] = changes.descriptors.size();
-          json new_slots = json::array();
-          for (size_t i = 0; i < changes.new_slots.size(); ++i) new_slots.push_back({changes.new_slots[i], changes.new_sizes[i]});
-          answer["new_slots"] = new_slots;
-          answer["retired_slots"] = changes.retired;
-          exports->sent(changes);
-        }
-      } catch (const std::exception& error) {
-        answer = response_header();
-        answer["error"] = std::string("the kernel worker could not hand over its outputs: ") + error.what();
-        payload.clear();
-      }
-    }
-    worker::write_message(out_fd, {answer.dump(-1, ' ', false, json::error_handler_t::replace), payload});
+    if (!answer.is_null()) send_answer(answer, payload);
     if (fatal) return 3;
     // Once the supervisor has the listing, while it prepares its first case (0.1 s of libtorch's
     // threads on the 2-core machine, 0.2 s of CUDA on an H100).

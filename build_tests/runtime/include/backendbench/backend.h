@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -68,16 +69,35 @@ class Backend {
   };
   virtual ObservedCall call_observed(const c10::OperatorHandle& op, Stack stack, c10::Device device,
                                      const InputDraw* drawn_from = nullptr) const;
-  // call_observed on the draw `drawn_from`, with the caller's own work overlapped: `prepare`
-  // makes this process's inputs (and whatever else the caller needs first, the reference's
-  // answer) and returns the stack to call on, or nullptr when the case was decided while
-  // preparing (the call's result, if any, is then dropped and nothing is returned). By default
-  // `prepare` runs first, then call_observed; a backend whose call runs elsewhere may start it
-  // (its worker making the same inputs itself) before `prepare` runs, so that the two overlap.
-  // `prepare` must not throw.
-  virtual std::optional<ObservedCall> call_overlapped(const c10::OperatorHandle& op, c10::Device device,
-                                                      const InputDraw& drawn_from,
-                                                      const std::function<Stack*()>& prepare) const;
+  // A case's draws, called in turn by next(), each with the caller's own work overlapped:
+  // `prepare` makes this process's inputs for the draw (and whatever else the caller needs
+  // first, the reference's answer) and returns the stack to call on, or nullptr when the case was
+  // decided while preparing (nothing is returned then, and no later draw is asked for). By
+  // default each next() runs `prepare`, then call_observed; a backend whose calls run elsewhere
+  // may start them before (its worker making the same inputs itself, every draw back to back),
+  // so that its calls overlap the caller's preparing and checking. `prepare` must not throw.
+  class DrawCalls {
+   public:
+    DrawCalls(const c10::OperatorHandle& op, c10::Device device, std::vector<InputDraw> draws)
+        : op_(op), device_(device), draws_(std::move(draws)) {}
+    virtual ~DrawCalls() = default;
+    virtual std::optional<ObservedCall> next(const std::function<Stack*()>& prepare) = 0;
+
+   protected:
+    // The index of the draw this next() calls; throws std::logic_error past the last.
+    size_t take_next() {
+      if (next_ >= draws_.size()) throw std::logic_error("more draws asked for than were given");
+      return next_++;
+    }
+    c10::OperatorHandle op_;
+    c10::Device device_;
+    std::vector<InputDraw> draws_;
+
+   private:
+    size_t next_ = 0;
+  };
+  virtual std::unique_ptr<DrawCalls> call_draws(const c10::OperatorHandle& op, c10::Device device,
+                                                std::vector<InputDraw> draws) const;
   // A call for timing, prepared once per case outside the timed region (`inputs`: the case's).
   virtual BoundCall bind(const c10::OperatorHandle& op, const Stack& inputs, c10::Device device) const;
   // The kernel as the dispatcher can register it (overrides.h); absent for backends that are

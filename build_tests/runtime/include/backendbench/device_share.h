@@ -38,7 +38,8 @@ bool available(c10::Device device);
 // Each slot is an exportable allocation, exported and sent once; later answers reuse it, so an
 // answer costs a copy, not the driver's create, map, export, import and unmap (those took about
 // 2 ms a call on an H100, a third of the check's cost). A slot is free again once the supervisor
-// asks the next question (it has copied the last answer out by then).
+// asks the next question (it has copied the last answer out by then): the answers to one question
+// (a call of several draws) each fill slots of their own.
 class Exports {
  public:
   // What an answer brings besides its storages: slots the supervisor has not seen (with their
