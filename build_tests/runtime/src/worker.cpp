@@ -1453,9 +1453,9 @@ int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int devic
         // out below, as every request's answer does.
         const json& draws = header.at("draws");
         if (!draws.is_array() || draws.empty()) throw std::runtime_error("'draws' is not a list of draws");
+        json one = header;  // the call of one draw: this request less its list of draws
+        one.erase("draws");
         for (size_t i = 0; i < draws.size(); ++i) {
-          json one = header;
-          one.erase("draws");
           one["inputs"] = draws[i];
           answer = answer_call(one, request->payload, payload, exports, fatal);
           if (i + 1 == draws.size() || answer.contains("error")) break;
