@@ -149,7 +149,8 @@ def null_test(one, many):
     shared = [key for key in a if key in b]
     summary = {"timed_cases": len(shared)}
     for field in ["kernel_us", "reference_us", "speedup"]:
-        ratios = [b[key][field] / a[key][field] for key in shared if a[key][field]]
+        # A non-finite figure is written "Infinity", "-Infinity" or "NaN" (JSON has none): float() reads both forms.
+        ratios = [float(b[key][field]) / float(a[key][field]) for key in shared if float(a[key][field])]
         if ratios:
             summary[field] = {"median_ratio": round(statistics.median(ratios), 4),
                               "within_3_percent": round(sum(abs(r - 1) <= 0.03 for r in ratios) / len(ratios), 4),

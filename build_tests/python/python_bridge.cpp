@@ -208,7 +208,10 @@ class PythonCallable {
     try {
       result = py::reinterpret_borrow<py::object>(function_)(*args, **kwargs);
     } catch (py::error_already_set& error) {
-      throw std::runtime_error("a Python exception:\n" + python_error_text(error));
+      // The exception's type and message first (a traceback's last line), then the traceback.
+      const std::string text = python_error_text(error);
+      const size_t last = text.find_last_of('\n');
+      throw std::runtime_error("a Python exception: " + (last == std::string::npos ? text : text.substr(last + 1)) + "\n" + text);
     }
     push_results(op.schema(), result, *stack);
   }

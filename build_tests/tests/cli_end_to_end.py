@@ -47,7 +47,8 @@ import tempfile
 import time
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--step", required=True, choices=["bad_arguments", "run", "report", "workflow", "gpus", "slurm", "watch", "reward"])
+parser.add_argument("--step", required=True, choices=["bad_arguments", "run", "report", "workflow", "gpus", "slurm", "watch", "reward",
+                                                  "folder_problems"])
 parser.add_argument("--cli", required=True)
 parser.add_argument("--work", required=True)
 parser.add_argument("--source", required=True)
@@ -315,6 +316,68 @@ def report():
     dom = look_at_report(check, args.chromium, page, os.path.join(args.work, "screenshots", "two_backends_with_skips.png"),
                          kernels=len(kernels), skipped=skipped, groups=["aten", "directory"])
     check("<td>relu.default</td>" in dom, "the operators table is filled")
+
+
+def folder_problems():
+    """A kernel folder with one of each problem beside a correct kernel (gallery/folder_problems,
+    its README says which): the run ends with its results folder and exit status 1, each problem is
+    one located line of the console and an entry of run.json and of the report's first screen,
+    before any build; its kernels' cases fail with it; the correct kernel passes; and the wrong
+    kernel's infinite error is a figure every reader takes."""
+    gallery = os.path.join(args.source, "build_tests", "gallery", "folder_problems")
+    out = os.path.join(args.work, "folder_problems_results")
+    shutil.rmtree(out, ignore_errors=True)
+    done = cli("run", "--suite", "smoke,edge", "--backend", gallery, "--device", "cpu", "--no-timing", "--build", tree,
+               "--out", out, "-j", "2", expect=1)
+    expected = {
+        "add_": r"add_: error: folder 'add_' names no ATen operator \(read as add_\.default\); .*the nearest: "
+                r"add___Tensor \(add_\.Tensor\)",
+        "add.Tensor": r"add__Tensor_implementation_1\.cpp: error: 2 files are implementation 1: add__Tensor_implementation_1\.cpp "
+                      r"is a declaration of add__Tensor_kernel_impl \(BackendBench's layout.*\.cu is a CUDA kernel.*keep the \.cu alone",
+        "mul.Tensor": r"mul__Tensor_implementation_1\.cpp: error: the file holds no kernel: nothing in it is named mul__Tensor_kernel_impl",
+        "sub.Tensor": r"sub__Tensor_implementation_1\.py: error: the Python file does not define sub__Tensor_kernel_impl",
+        "relu_v2": r"relu_v2\.cpp: error: kernel file name does not follow the kernel contract",
+    }
+    lines = done.stdout.splitlines()
+    for name, pattern in expected.items():
+        said = [line for line in lines if re.search(pattern, line)]
+        check(len(said) == 1, f"{name}: one located console line ({len(said)})")
+    check("the build failed" not in done.stdout and "does not compile" not in done.stdout,
+          "every problem was found before the build")
+    check(os.path.isfile(os.path.join(out, "report.html")) and os.path.isfile(os.path.join(out, "run.json")),
+          "the results folder and its report are written")
+    if failures:
+        return
+    problems = json.load(open(os.path.join(out, "run.json")))["kernel_problems"]
+    check(len(problems) == len(expected), f"run.json lists {len(expected)} kernel folder problems ({len(problems)})")
+    for name, pattern in expected.items():
+        check(sum(bool(re.search(pattern, p["message"])) for p in problems) == 1, f"{name}: in run.json once")
+    verdicts = [json.loads(line) for line in open(os.path.join(out, "verdicts.jsonl")) if line.strip()]
+    by_kernel = {}
+    for v in verdicts:
+        by_kernel.setdefault((v["operator"], v["backend"]), []).append(v)
+    correct = by_kernel.get(("relu.default", "impl1"), [])
+    check(correct and all(v["status"] == "passed" for v in correct), f"the correct relu passes ({len(correct)} cases)")
+    wrong = by_kernel.get(("relu.default", "impl2"), [])
+    check(wrong and any(v["status"] == "failed" for v in wrong), "the wrong relu fails")
+    check(any(v["max_rel_error"] == "Infinity" for v in wrong), "its infinite relative error is written as \"Infinity\"")
+    for op, pattern in [("add.Tensor", expected["add.Tensor"]), ("mul.Tensor", expected["mul.Tensor"]),
+                        ("sub.Tensor", expected["sub.Tensor"])]:
+        cases = by_kernel.get((op, "impl1"), [])
+        check(cases and all(v["status"] == "failed" and re.search(pattern, v["errors"][0]) for v in cases),
+              f"{op} impl1: each of its {len(cases)} cases fails with its problem")
+    # The readers of a results folder take the non-finite figures: report and compare.
+    cli("report", out, expect=0)
+    cli("compare", out, out, expect=0)
+    kernels, wrong_kernels, skipped = run_kernels(out)
+    dom = look_at_report(check, args.chromium, os.path.join(out, "report.html"),
+                         os.path.join(args.work, "screenshots", "folder_problems.png"),
+                         kernels=len(kernels), wrong=wrong_kernels, skipped=skipped)
+    if dom:
+        listed = re.findall(r'<li class="kernel-problem">', dom)
+        check(len(listed) == len(expected), f"the report lists each problem ({len(listed)})")
+        check("problems-section" in (re.search(r'data-first-screen="([^"]*)"', dom) or [None, ""])[1],
+              "the problems are on the report's first screen")
 
 
 def workflow():
@@ -828,6 +891,6 @@ def reward():
 
 
 {"bad_arguments": bad_arguments, "run": run, "report": report, "workflow": workflow, "gpus": gpus, "slurm": slurm,
- "watch": watch, "reward": reward}[args.step]()
+ "watch": watch, "reward": reward, "folder_problems": folder_problems}[args.step]()
 print(f"{len(failures)} failed checks" if failures else "all checks passed")
 sys.exit(1 if failures else 0)

@@ -61,7 +61,15 @@ TEST(RunScores, WithoutPerformanceTestsThePerformanceScoresAreNotNumbers) {
 TEST(RunScores, AFailuresReasonIsItsFirstFailedCheckElseItsFirstErrorLine) {
   Verdict verdict = verdict_of("relu.default", "impl1", "tests", false);
   verdict.errors = {"relu.default case a (draw 1 of 2): output 0 differs\nmore detail", "second"};
-  EXPECT_EQ(first_failure_reason(verdict), "relu.default case a (draw 1 of 2): output 0 differs");
+  EXPECT_EQ(first_failure_reason(verdict), "output 0 differs (draw 1 of 2)");
+  verdict.errors = {"no draw marker here\nmore"};
+  EXPECT_EQ(first_failure_reason(verdict), "no draw marker here");
+  // What a kernel threw leads, not the kernel's path and the case it repeats.
+  verdict.errors = {"impl1 (/k/add__Tensor/add__Tensor_implementation_1.py) threw on add.Tensor case f32_ab "
+                    "((T([2], f32), T([2], f32)), {'alpha': 2}) (traces/smoke.txt:4) (draw 1 of 2): a Python exception: "
+                    "TypeError: add__Tensor_kernel_impl() got an unexpected keyword argument 'alpha'\nTraceback (most recent call last):"};
+  EXPECT_EQ(first_failure_reason(verdict),
+            "threw: a Python exception: TypeError: add__Tensor_kernel_impl() got an unexpected keyword argument 'alpha' (draw 1 of 2)");
   verdict.checks = {{"fallback", true, ""}, {"values", false, "output 0: 1 of 2 values differ\nand more"}};
   EXPECT_EQ(first_failure_reason(verdict), "values: output 0: 1 of 2 values differ");
   EXPECT_EQ(first_failure_reason(verdict_of("relu.default", "impl1", "tests", false)), "failed without a message");

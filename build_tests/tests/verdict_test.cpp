@@ -3,9 +3,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <fstream>
 
+#include "backendbench/json_numbers.h"
 #include "backendbench/verdict.h"
 
 namespace backendbench {
@@ -71,18 +74,110 @@ TEST(Verdict, ALineWithOnlySomeFieldsReadsWithDefaults) {
   EXPECT_EQ(sparse.case_ms, -1);
 }
 
-TEST(Verdict, ABadLineIsLocatedInItsFile) {
+TEST(Verdict, ALineNamingNoCaseIsLocatedInItsFileAndTheOthersAreRead) {
   const std::string path = ::testing::TempDir() + "/bad.verdicts.jsonl";
-  std::ofstream(path) << verdict_json(Verdict()) << "\n"
-                      << R"({"schema": "backendbench-verdict", "version": 1, "source": 7})" << "\n";
+  Verdict good;
+  good.op = "relu.default";
+  std::ofstream(path) << verdict_json(good) << "\n"
+                      << R"({"schema": "backendbench-verdict", "version": 1, "source": 7})" << "\n"
+                      << "not json at all\n"
+                      << verdict_json(good) << "\n";
+  const VerdictFile file = read_verdicts(path);
+  ASSERT_EQ(file.verdicts.size(), 2u);
+  ASSERT_EQ(file.unreadable.size(), 2u);
+  EXPECT_EQ(file.unreadable[0].rfind(path + ":2:1: error: ", 0), 0u) << file.unreadable[0];
+  EXPECT_NE(file.unreadable[0].find("expected one backendbench-verdict JSON object per line"), std::string::npos);
+  EXPECT_EQ(file.unreadable[1].rfind(path + ":3:1: error: ", 0), 0u) << file.unreadable[1];
+  EXPECT_TRUE(read_verdicts(::testing::TempDir() + "/no_such.verdicts.jsonl").verdicts.empty());
+}
+
+TEST(Verdict, ABadLineNamingItsCaseFailsThatCaseWithTheLocatedError) {
+  const std::string path = ::testing::TempDir() + "/stand_in.verdicts.jsonl";
+  // What the writer emitted before non-finite figures had a form: null where a number belongs.
+  Verdict passed;
+  passed.suite = "edge";
+  passed.op = "relu.default";
+  passed.backend = "impl2";
+  passed.case_name = "bf16_8_abc";
+  passed.frontend = "tests";
+  nlohmann::json line = nlohmann::json::parse(verdict_json(passed));
+  line["errors"] = 7;  // a field of the wrong type
+  std::ofstream(path) << line.dump() << "\n";
+  const VerdictFile file = read_verdicts(path);
+  EXPECT_TRUE(file.unreadable.empty());
+  ASSERT_EQ(file.verdicts.size(), 1u);
+  const Verdict& stand_in = file.verdicts[0];
+  EXPECT_EQ(stand_in.status, Verdict::Status::kFailed);  // the line said passed: it is not believed
+  EXPECT_EQ(stand_in.suite, "edge");
+  EXPECT_EQ(stand_in.op, "relu.default");
+  EXPECT_EQ(stand_in.backend, "impl2");
+  EXPECT_EQ(stand_in.case_name, "bf16_8_abc");
+  EXPECT_EQ(stand_in.frontend, "tests");
+  ASSERT_EQ(stand_in.errors.size(), 1u);
+  EXPECT_EQ(stand_in.errors[0].rfind("unreadable verdict: " + path + ":1:1: error: ", 0), 0u) << stand_in.errors[0];
+}
+
+// Every figure a verdict holds, in each non-finite value, is written as valid JSON and read back
+// as what it was (JSON has no infinity or NaN: json_numbers.h).
+TEST(Verdict, NonFiniteFiguresInEveryFieldReadBackAsWhatTheyWere) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  using Field = double*;
+  for (const double value : {inf, -inf, nan}) {
+    Verdict verdict;
+    verdict.op = "relu.default";
+    verdict.timing = TimingFigures{};
+    TimingFigures& t = *verdict.timing;
+    const std::vector<std::pair<std::string, Field>> fields = {
+        {"max_abs_error", &verdict.max_abs_error}, {"max_rel_error", &verdict.max_rel_error},
+        {"timing.reference_us", &t.reference_us},  {"timing.kernel_us", &t.kernel_us},
+        {"timing.kernel_mean_us", &t.kernel_mean_us}, {"timing.speedup", &t.speedup},
+        {"timing.iqr_pct", &t.iqr_pct},            {"timing.reference_iqr_pct", &t.reference_iqr_pct},
+        {"timing.bytes", &t.bytes},                {"timing.flops", &t.flops},
+        {"timing.GBps", &t.gbps},                  {"timing.TFLOPps", &t.tflops},
+        {"timing.pct_peak_bw", &t.pct_peak_bw},    {"timing.pct_peak_flops", &t.pct_peak_flops},
+        {"timing.launch_overhead_us", &t.launch_overhead_us}, {"timing.hidden_work_us", &t.hidden_work_us}};
+    for (size_t i = 0; i < fields.size(); ++i) {
+      for (const auto& [name, field] : fields) *field = 1.5;
+      *fields[i].second = value;
+      const std::string text = verdict_json(verdict);
+      const nlohmann::json json = nlohmann::json::parse(text);  // strict JSON
+      const nlohmann::json& written = fields[i].first.rfind("timing.", 0) == 0 ? json["timing"][fields[i].first.substr(7)]
+                                                                               : json[fields[i].first];
+      EXPECT_EQ(written, std::isnan(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity") << fields[i].first;
+      Verdict back = verdict_from_json(text);
+      TimingFigures& b = *back.timing;
+      const std::vector<double> read = {back.max_abs_error, back.max_rel_error, b.reference_us, b.kernel_us,
+                                        b.kernel_mean_us, b.speedup, b.iqr_pct, b.reference_iqr_pct, b.bytes, b.flops,
+                                        b.gbps, b.tflops, b.pct_peak_bw, b.pct_peak_flops, b.launch_overhead_us,
+                                        b.hidden_work_us};
+      for (size_t j = 0; j < read.size(); ++j) {
+        if (j != i) {
+          EXPECT_EQ(read[j], 1.5) << fields[j].first;
+        } else if (std::isnan(value)) {
+          EXPECT_TRUE(std::isnan(read[j])) << fields[j].first;
+        } else {
+          EXPECT_EQ(read[j], value) << fields[j].first;
+        }
+      }
+    }
+  }
+}
+
+TEST(JsonNumbers, AFigureIsANumberOneOfThreeNamesOrNullForOldFiles) {
+  EXPECT_EQ(json_number(2.5), 2.5);
+  EXPECT_EQ(json_number(std::numeric_limits<double>::infinity()), "Infinity");
+  EXPECT_TRUE(number_or_null(std::nan("")).is_null());
+  EXPECT_EQ(number_or_null(-std::numeric_limits<double>::infinity()), "-Infinity");
+  EXPECT_TRUE(std::isnan(number_from_json(nlohmann::json())));  // what older runs wrote for inf or NaN
+  EXPECT_EQ(number_from_json("-Infinity"), -std::numeric_limits<double>::infinity());
   try {
-    read_verdicts(path);
+    number_field(nlohmann::json{{"speedup", "fast"}}, "speedup", 0.0);
     FAIL() << "expected an error";
   } catch (const std::invalid_argument& error) {
-    EXPECT_EQ(std::string(error.what()).rfind(path + ":2:1: error: ", 0), 0u) << error.what();
-    EXPECT_NE(std::string(error.what()).find("expected one backendbench-verdict JSON object per line"),
-              std::string::npos);
+    EXPECT_EQ(std::string(error.what()),
+              "\"speedup\": \"fast\" is not a figure; expected a number, \"Infinity\", \"-Infinity\" or \"NaN\"");
   }
+  EXPECT_EQ(number_field(nlohmann::json::object(), "speedup", 3.0), 3.0);
 }
 
 TEST(Verdict, AppendingWritesOneLinePerVerdict) {

@@ -2,12 +2,14 @@
 #include "model/model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "language/diagnostic.h"
 #include "language/op_library_listing.h"
@@ -288,8 +290,163 @@ std::string KernelVariant::expected_failure_for(const std::string& suite) const 
   return found == expected_failure_in_suite.end() ? "" : found->second;
 }
 
-std::vector<KernelVariant> discover_kernels(const std::string& directory, const SchemaSource& schemas) {
-  std::vector<KernelVariant> kernels;
+namespace {
+
+std::string file_text(const fs::path& file) {
+  std::ifstream in(file);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A C++ or CUDA text without its comments (a name in a comment defines nothing). String
+// literals are not told apart: read leniently, as what a file holds, never as a compiler would.
+std::string without_comments(const std::string& text) {
+  std::string code;
+  code.reserve(text.size());
+  for (size_t at = 0; at < text.size();) {
+    if (text.compare(at, 2, "//") == 0) {
+      at = text.find('\n', at);
+      if (at == std::string::npos) break;
+    } else if (text.compare(at, 2, "/*") == 0) {
+      const size_t end = text.find("*/", at + 2);
+      code += ' ';
+      at = end == std::string::npos ? text.size() : end + 2;
+    } else {
+      code += text[at++];
+    }
+  }
+  return code;
+}
+
+bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Each place `name` stands as a whole identifier in `text`.
+std::vector<size_t> identifier_uses(const std::string& text, const std::string& name) {
+  std::vector<size_t> uses;
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const bool starts = at == 0 || !is_identifier_char(text[at - 1]);
+    const bool ends = at + name.size() >= text.size() || !is_identifier_char(text[at + name.size()]);
+    if (starts && ends) uses.push_back(at);
+  }
+  return uses;
+}
+
+// Whether a C++ or CUDA text defines function `name` (its parameter list followed by a body)
+// rather than only declaring or calling it. Read leniently: it only describes a file's layout.
+bool defines_function(const std::string& text, const std::string& name) {
+  for (const size_t use : identifier_uses(text, name)) {
+    size_t at = text.find_first_not_of(" \t\r\n", use + name.size());
+    if (at == std::string::npos || text[at] != '(') continue;
+    int depth = 0;
+    for (; at < text.size(); ++at) {
+      depth += text[at] == '(' ? 1 : text[at] == ')' ? -1 : 0;
+      if (depth == 0) break;
+    }
+    if (at >= text.size()) continue;
+    // Qualifiers between the parameters and the body.
+    at = text.find_first_not_of(" \t\r\n", at + 1);
+    while (at != std::string::npos && is_identifier_char(text[at])) {
+      const size_t word_end = std::find_if_not(text.begin() + static_cast<std::ptrdiff_t>(at), text.end(), is_identifier_char) - text.begin();
+      at = text.find_first_not_of(" \t\r\n", word_end);
+    }
+    if (at != std::string::npos && text[at] == '{') return true;
+  }
+  return false;
+}
+
+// Whether a Python text makes `name` a module-level name: a def, an assignment or an import.
+bool python_defines(const std::string& text, const std::string& name) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || std::isspace(static_cast<unsigned char>(line[0]))) continue;  // module level only
+    const auto uses = identifier_uses(line, name);
+    if (uses.empty()) continue;
+    if (line.rfind("def ", 0) == 0 || line.rfind("async def ", 0) == 0) {
+      const size_t after = line.find_first_not_of(' ', line[0] == 'a' ? 10 : 4);
+      if (after == uses.front()) return true;
+      continue;
+    }
+    if (line.rfind("from ", 0) == 0 || line.rfind("import ", 0) == 0) return true;
+    const size_t rest = line.find_first_not_of(" \t", uses.front() + name.size());
+    if (uses.front() == 0 && rest != std::string::npos && (line[rest] == '=' || line[rest] == ':') &&
+        line.compare(rest, 2, "==") != 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Up to `most` names of `names` nearest to `base` in edit distance (at most 2), nearest first.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "add___Tensor (add_.Tensor), ...": the folders a misnamed folder may have meant. The overloads
+// of its base name where libtorch has some (add_ → add_.Tensor, add_.Scalar), else the
+// operators whose base name is nearest to it.
+std::string nearest_folders(const std::string& folder, const std::optional<OperatorName>& read_as, const SchemaSource& schemas) {
+  const std::vector<OperatorName> names = schemas.names();
+  const std::string base = read_as ? read_as->base : folder;
+  std::vector<OperatorName> chosen;
+  for (const OperatorName& name : names) {
+    if (name.space == "aten" && name.base == base) chosen.push_back(name);
+  }
+  if (chosen.empty()) {
+    std::vector<std::pair<size_t, OperatorName>> near;
+    for (const OperatorName& name : names) {
+      if (name.space != "aten") continue;
+      const size_t distance = edit_distance(base, name.base);
+      if (distance <= 2) near.push_back({distance, name});
+    }
+    std::stable_sort(near.begin(), near.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [distance, name] : near) chosen.push_back(name);
+  }
+  std::sort(chosen.begin(), chosen.end(), [](const OperatorName& a, const OperatorName& b) {
+    // the default overload and the common ones first, then by name
+    const auto rank = [](const OperatorName& op) { return op.overload == "default" ? 0 : op.overload == "Tensor" ? 1 : 2; };
+    return std::make_pair(rank(a), a.display()) < std::make_pair(rank(b), b.display());
+  });
+  std::string text;
+  int shown = 0;
+  for (const OperatorName& name : chosen) {
+    if (shown == 5) {
+      text += ", ...";
+      break;
+    }
+    // A default overload by the bare name that means it (relu), as a user names the folder.
+    const std::string folder_name = default_overload(name.base) == name.overload ? name.base : name.folder();
+    text += (shown++ ? ", " : "") + folder_name + " (" + name.display() + ")";
+  }
+  return text;
+}
+
+// What a kernel file is, for a diagnostic that names two of one number.
+std::string layout_of(const fs::path& file, const std::string& function) {
+  const std::string extension = file.extension().string();
+  if (extension == ".py") return "a Python kernel";
+  const std::string text = without_comments(file_text(file));
+  const bool defines = defines_function(text, function);
+  if (extension == ".cu") return defines ? "a CUDA kernel (this project's layout: the .cu alone is the kernel)" : "a CUDA file that does not define " + function;
+  if (defines) return "a C++ kernel";
+  return identifier_uses(text, function).empty()
+             ? "a C++ file that does not define " + function
+             : "a declaration of " + function + " (BackendBench's layout: its definition is in the .cu of the same name)";
+}
+
+}  // namespace
+
+FoundKernels find_kernels(const std::string& directory, const SchemaSource& schemas, bool check_contents) {
+  FoundKernels found;
   if (!fs::is_directory(directory)) {
     throw DiagnosticError({directory, 0, 0, "kernel directory not found", "a folder with one sub-folder per operator"});
   }
@@ -298,6 +455,10 @@ std::vector<KernelVariant> discover_kernels(const std::string& directory, const 
     if (entry.is_directory() && entry.path().filename().string()[0] != '.') folders.push_back(entry.path());
   }
   std::sort(folders.begin(), folders.end());
+  const auto problem = [&found](const std::string& where, const std::string& what, const std::string& expected) -> KernelProblem& {
+    found.problems.push_back({Diagnostic{where, 0, 0, what, expected}, "", {}, 0});
+    return found.problems.back();
+  };
   std::map<std::string, std::string> folder_of_op;
   for (const fs::path& folder_path : folders) {
     const std::string folder = folder_path.filename().string();
@@ -305,16 +466,20 @@ std::vector<KernelVariant> discover_kernels(const std::string& directory, const 
     std::optional<OperatorName> op = OperatorName::from_folder(folder);
     std::optional<Schema> schema = op ? schemas.find(*op) : std::nullopt;
     if (!schema) {
-      throw DiagnosticError({where, 0, 0, "folder '" + folder + "' names no ATen operator" +
-                                              (op ? " (read as " + op->display() + ")" : ""),
-                             "an overload with '.' written '__' (add__Tensor, relu__default) or a base name "
-                             "with a default overload (relu)"});
+      const std::string nearest = nearest_folders(folder, op, schemas);
+      problem(where, "folder '" + folder + "' names no ATen operator" + (op ? " (read as " + op->display() + ")" : ""),
+              "an overload with '.' written '__' (add__Tensor, relu__default) or a base name with a default overload (relu)" +
+                  (nearest.empty() ? std::string() : "; the nearest: " + nearest))
+          .left_out = {where};
+      continue;
     }
     if (auto [existing, inserted] = folder_of_op.emplace(op->display(), folder); !inserted) {
-      throw DiagnosticError({where, 0, 0, "folders '" + existing->second + "' and '" + folder + "' both name " + op->display(),
-                             "one folder per operator"});
+      problem(where, "folders '" + existing->second + "' and '" + folder + "' both name " + op->display(), "one folder per operator")
+          .left_out = {where};
+      continue;
     }
     const KernelSignature signature = kernel_signature(*schema);
+    const std::string function = kernel_function(folder);
     std::vector<fs::path> files;
     for (const auto& entry : fs::directory_iterator(folder_path)) {
       const std::string extension = entry.path().extension().string();
@@ -323,49 +488,94 @@ std::vector<KernelVariant> discover_kernels(const std::string& directory, const 
       }
     }
     std::sort(files.begin(), files.end());
-    const std::string expected_file = implementation_stem(folder, 1) + ".cpp (or .cu, or .py) defining " +
-                                      (signature.unsupported.empty() ? signature.declaration(kernel_function(folder))
-                                                                     : kernel_function(folder));
-    if (files.empty()) throw DiagnosticError({where, 0, 0, "no kernel file in the folder", expected_file});
-    const bool only_python = std::all_of(files.begin(), files.end(), [](const fs::path& file) { return file.extension() == ".py"; });
-    // A Python kernel is called boxed (any schema the dispatcher has); a C++ one needs a binding.
-    if (!signature.unsupported.empty() && !only_python) {
-      throw DiagnosticError({where, 0, 0, "kernels for " + op->display() + " cannot be bound: " + signature.unsupported,
-                             "an operator whose argument and return types the harness supports"});
+    const std::string declaration = signature.unsupported.empty() ? signature.declaration(function) : function;
+    const std::string expected_file = implementation_stem(folder, 1) + ".cpp (or .cu, or .py) defining " + declaration;
+    if (files.empty()) {
+      problem(where, "no kernel file in the folder", expected_file).left_out = {where};
+      continue;
     }
-    std::set<int> numbers;
+    // Each file's number; the files of a number used twice are all left out, and said in one diagnostic.
+    std::map<int, std::vector<fs::path>> by_number;
     for (const fs::path& file : files) {
-      std::optional<int> number = implementation_number(folder, file.stem().string());
+      const std::optional<int> number = implementation_number(folder, file.stem().string());
       if (!number) {
-        throw DiagnosticError({file.string(), 0, 0, "kernel file name does not follow the kernel contract",
-                               implementation_stem(folder, 1) + file.extension().string() + " (any <N> from 1)"});
+        problem(file.string(), "kernel file name does not follow the kernel contract",
+                implementation_stem(folder, 1) + file.extension().string() + " (any <N> from 1)")
+            .left_out = {file.string()};
+        continue;
       }
-      if (!numbers.insert(*number).second) {
-        throw DiagnosticError({file.string(), 0, 0, "a second kernel file numbered " + std::to_string(*number),
-                               "one file per implementation number (a .cpp, a .cu or a .py)"});
+      by_number[*number].push_back(file);
+    }
+    std::set<int> taken;
+    for (const auto& [number, numbered] : by_number) taken.insert(number);
+    const auto free_number = [&taken] {
+      int number = 1;
+      while (taken.count(number)) ++number;
+      taken.insert(number);  // each pair is offered a number of its own
+      return number;
+    };
+    for (const auto& [number, numbered] : by_number) {
+      const auto fail_kernel = [&](const std::string& at, const std::string& what, const std::string& expected) {
+        KernelProblem& made = problem(at, what, expected);
+        made.op = op->display();
+        made.number = number;
+        for (const fs::path& file : numbered) made.left_out.push_back(file.string());
+      };
+      if (numbered.size() > 1) {
+        std::string layouts;
+        for (const fs::path& file : numbered) {
+          layouts += (layouts.empty() ? "" : ", ") + file.filename().string() + " is " + layout_of(file, function);
+        }
+        const int spare = free_number();
+        fail_kernel(numbered.front().string(), std::to_string(numbered.size()) + " files are implementation " + std::to_string(number) + ": " + layouts,
+                    "one file per implementation number: for BackendBench's pair of a .cpp declaration and its .cu "
+                    "definition, keep the .cu alone (remove the .cpp); else rename one to " +
+                    implementation_stem(folder, spare) + numbered.back().extension().string());
+        continue;
       }
+      const fs::path& file = numbered.front();
       const std::string path = fs::absolute(file).lexically_normal().string();
       // The binding #includes the kernel by path, and an #include cannot escape anything.
       if (path.find_first_of("\"\\\n\r") != std::string::npos) {
-        throw DiagnosticError({file.string(), 0, 0, "the kernel's path holds a '\"', a backslash or a line break",
-                               "a path that a C++ #include \"...\" can name"});
+        fail_kernel(file.string(), "the kernel's path holds a '\"', a backslash or a line break", "a path that a C++ #include \"...\" can name");
+        continue;
       }
-      KernelVariant kernel{*op, folder, *number, path, file.extension() == ".cu", expected_failure_of(file)};
+      const bool is_python = file.extension() == ".py";
+      const std::string text = file_text(file);
+      if (check_contents && is_python && !python_defines(text, function)) {
+        fail_kernel(file.string(), "the Python file does not define " + function,
+                    "a module-level def " + function + "(...) (the kernel the file's name promises)");
+        continue;
+      }
+      if (check_contents && !is_python && identifier_uses(without_comments(text), function).empty()) {
+        fail_kernel(file.string(), "the file holds no kernel: nothing in it is named " + function,
+                    "a definition of " + declaration);
+        continue;
+      }
+      // A Python kernel is called boxed (any schema the dispatcher has); a C++ one needs a binding.
+      if (!is_python && !signature.unsupported.empty()) {
+        fail_kernel(file.string(), "kernels for " + op->display() + " cannot be bound: " + signature.unsupported,
+                    "an operator whose argument and return types the harness supports (or a .py kernel)");
+        continue;
+      }
+      KernelVariant kernel{*op, folder, number, path, file.extension() == ".cu", expected_failure_of(file)};
       kernel.expected_failure_in_suite = expected_failures_by_suite(file);
-      kernel.is_python = file.extension() == ".py";
-      const auto text = [&file] {
-        std::ifstream in(file);
-        return std::string(std::istreambuf_iterator<char>(in), {});
-      };
+      kernel.is_python = is_python;
       if (kernel.is_python) {
-        kernel.is_cuda = naming::python_kernel_needs_cuda(text());
+        kernel.is_cuda = naming::python_kernel_needs_cuda(text);
       } else if (kernel.is_cuda) {
-        kernel.has_device_part = naming::cuda_kernel_has_device_part(text());
+        kernel.has_device_part = naming::cuda_kernel_has_device_part(text);
       }
-      kernels.push_back(kernel);
+      found.kernels.push_back(kernel);
     }
   }
-  return kernels;
+  return found;
+}
+
+std::vector<KernelVariant> discover_kernels(const std::string& directory, const SchemaSource& schemas) {
+  FoundKernels found = find_kernels(directory, schemas, /*check_contents=*/false);
+  if (!found.problems.empty()) throw DiagnosticError(found.problems.front().diagnostic);
+  return std::move(found.kernels);
 }
 
 OpLibrary read_op_library(const std::string& name, const std::string& listing_path, const SchemaSource& schemas) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "language/diagnostic.h"
 #include "language/naming.h"
 #include "model/schema.h"
 #include "language/syntax.h"
@@ -111,9 +112,30 @@ Suite build_suite(const std::string& name, const std::vector<parse::TraceFile>& 
                   const SchemaSource& schemas, const SuiteOptions& options,
                   const std::vector<KernelVariant>& kernels);
 
-// Finds kernels per the kernel contract. Throws DiagnosticError (with the folder or file as
-// location) for a folder naming no operator, a folder without kernel files, a kernel file
-// whose name breaks the contract, or two folders naming one operator.
+// A kernel folder problem: one located diagnostic, and what it leaves out of the run.
+struct KernelProblem {
+  Diagnostic diagnostic;
+  std::string op;  // the operator whose kernel it fails (display); "" when it fails no kernel's cases
+  std::vector<std::string> left_out;  // the folders and files (as found) no build or run may read
+  int number = 0;  // the implementation number whose cases it fails; 0: none
+};
+struct FoundKernels {
+  std::vector<KernelVariant> kernels;  // every kernel no problem concerns
+  std::vector<KernelProblem> problems;
+};
+
+// Finds kernels per the kernel contract, and every problem a kernel folder holds, each with its
+// folder or file as location: a folder naming no operator (with the nearest folder names), two
+// folders naming one operator, a folder without kernel files, a kernel file whose name breaks the
+// contract, two files of one implementation number (the layout each is), a path no #include can
+// name, a C++ kernel for an operator the harness cannot bind; and with `check_contents`, a C++ or
+// CUDA file in which nothing outside comments is named <folder>_kernel_impl, and a Python file
+// that does not define it at module level. Throws DiagnosticError only when `directory` is not a
+// folder.
+FoundKernels find_kernels(const std::string& directory, const SchemaSource& schemas, bool check_contents);
+// find_kernels' kernels, contents unchecked (such a kernel fails its own build or load, as the
+// galleries' do on purpose); throws the first problem as a DiagnosticError (the generator: a
+// build over a folder with a problem stops, with it; `backendbench run` leaves them out first).
 std::vector<KernelVariant> discover_kernels(const std::string& directory, const SchemaSource& schemas);
 
 // Variants the kernels serve beyond their own operator: for each kernel of a functional

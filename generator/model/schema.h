@@ -69,6 +69,9 @@ class SchemaSource {
  public:
   virtual ~SchemaSource() = default;
   virtual std::optional<Schema> find(const OperatorName& op) const = 0;
+  // Every operator name the source knows, for hints (the nearest names to a misspelt one); a
+  // source that cannot list them gives none.
+  virtual std::vector<OperatorName> names() const { return {}; }
 };
 
 }  // namespace backendbench::model

@@ -37,4 +37,15 @@ std::optional<model::Schema> TorchSchemaSource::find(const model::OperatorName& 
   return schema;
 }
 
+std::vector<model::OperatorName> TorchSchemaSource::names() const {
+  std::vector<model::OperatorName> names;
+  for (const c10::OperatorName& name : c10::Dispatcher::singleton().getAllOpNames()) {
+    const size_t colons = name.name.find("::");
+    if (colons == std::string::npos) continue;
+    names.push_back({name.name.substr(0, colons), name.name.substr(colons + 2),
+                     name.overload_name.empty() ? "default" : name.overload_name});
+  }
+  return names;
+}
+
 }  // namespace backendbench::schema

@@ -9,6 +9,7 @@ namespace backendbench::schema {
 class TorchSchemaSource : public model::SchemaSource {
  public:
   std::optional<model::Schema> find(const model::OperatorName& op) const override;
+  std::vector<model::OperatorName> names() const override;
 };
 
 }  // namespace backendbench::schema

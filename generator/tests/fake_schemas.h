@@ -39,6 +39,11 @@ class FakeSchemaSource : public model::SchemaSource {
     if (found == schemas_.end()) return std::nullopt;
     return found->second;
   }
+  std::vector<model::OperatorName> names() const override {
+    std::vector<model::OperatorName> names;
+    for (const auto& [name, schema] : schemas_) names.push_back(*model::OperatorName::from_user(name));
+    return names;
+  }
 
  private:
   void add(const std::string& name, model::Schema schema) { schemas_[name] = std::move(schema); }

@@ -368,17 +368,103 @@ TEST_F(KernelDiscovery, TwoFoldersForOneOperator) {
 TEST_F(KernelDiscovery, TwoFilesWithOneNumber) {
   touch("relu/relu_implementation_1.cpp");
   touch("relu/relu_implementation_1.cu");
-  EXPECT_EQ(discover_error(), (root_ / "relu" / "relu_implementation_1.cu").string() +
-                                  ": error: a second kernel file numbered 1; expected one file per implementation "
-                                  "number (a .cpp, a .cu or a .py)");
+  EXPECT_EQ(discover_error(), (root_ / "relu" / "relu_implementation_1.cpp").string() +
+                                  ": error: 2 files are implementation 1: relu_implementation_1.cpp is a C++ file that "
+                                  "does not define relu_kernel_impl, relu_implementation_1.cu is a CUDA file that does "
+                                  "not define relu_kernel_impl; expected one file per implementation number: for "
+                                  "BackendBench's pair of a .cpp declaration and its .cu definition, keep the .cu alone "
+                                  "(remove the .cpp); else rename one to relu_implementation_2.cu");
 }
 
 TEST_F(KernelDiscovery, UnbindableOperator) {
   touch("align_to/align_to_implementation_1.cpp");
-  EXPECT_EQ(discover_error(), (root_ / "align_to").string() +
+  EXPECT_EQ(discover_error(), (root_ / "align_to" / "align_to_implementation_1.cpp").string() +
                                   ": error: kernels for align_to.default cannot be bound: argument 'names' has type "
                                   "Dimname[], which the harness cannot bind; expected an operator whose argument and "
-                                  "return types the harness supports");
+                                  "return types the harness supports (or a .py kernel)");
+}
+
+// --- every problem of a folder at once (what `backendbench run` finds before its build) -----
+
+TEST_F(KernelDiscovery, EveryProblemOfAFolderIsFoundWithTheKernelsBesideIt) {
+  const auto write = [&](const std::string& relative, const std::string& text) {
+    fs::create_directories((root_ / relative).parent_path());
+    std::ofstream(root_ / relative) << text;
+  };
+  write("relu/relu_implementation_1.cpp", "at::Tensor relu_kernel_impl(const at::Tensor& self) { return self; }\n");
+  write("relu/relu_v2.cpp", "at::Tensor relu_kernel_impl(const at::Tensor& self) { return self; }\n");
+  write("frobnicate/frobnicate_implementation_1.cpp", "");
+  write("add__Tensor/add__Tensor_implementation_1.cpp",
+        "at::Tensor add__Tensor_kernel_impl(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha);\n");
+  write("add__Tensor/add__Tensor_implementation_1.cu",
+        "at::Tensor add__Tensor_kernel_impl(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) const\n{ return self; }\n");
+  write("add__Tensor/add__Tensor_implementation_2.cpp", "// add__Tensor_kernel_impl is only named in this comment\n");
+  write("relu__default/relu__default_implementation_1.py", "");  // in a folder left out: not read
+  const FoundKernels found = find_kernels(root_.string(), testing::FakeSchemaSource(), /*check_contents=*/true);
+  ASSERT_EQ(found.kernels.size(), 1u);  // the one kernel no problem concerns
+  EXPECT_EQ(found.kernels[0].name(), "impl1");
+  EXPECT_EQ(found.kernels[0].op.display(), "relu.default");
+  std::vector<std::string> messages;
+  for (const KernelProblem& problem : found.problems) messages.push_back(problem.diagnostic.str());
+  ASSERT_EQ(found.problems.size(), 5u) << ::testing::PrintToString(messages);
+  // Two files of one number: the layout of each, and a number to rename one to.
+  EXPECT_EQ(messages[0], (root_ / "add__Tensor" / "add__Tensor_implementation_1.cpp").string() +
+                             ": error: 2 files are implementation 1: add__Tensor_implementation_1.cpp is a declaration "
+                             "of add__Tensor_kernel_impl (BackendBench's layout: its definition is in the .cu of the same "
+                             "name), add__Tensor_implementation_1.cu is a CUDA kernel (this project's layout: the .cu "
+                             "alone is the kernel); expected one file per implementation number: for BackendBench's pair "
+                             "of a .cpp declaration and its .cu definition, keep the .cu alone (remove the .cpp); else "
+                             "rename one to add__Tensor_implementation_3.cu");
+  EXPECT_EQ(found.problems[0].op, "add.Tensor");
+  EXPECT_EQ(found.problems[0].number, 1);
+  EXPECT_EQ(found.problems[0].left_out.size(), 2u);
+  // A name in a comment is no kernel.
+  EXPECT_EQ(messages[1], (root_ / "add__Tensor" / "add__Tensor_implementation_2.cpp").string() +
+                             ": error: the file holds no kernel: nothing in it is named add__Tensor_kernel_impl; expected "
+                             "a definition of at::Tensor add__Tensor_kernel_impl(const at::Tensor& self, const at::Tensor& "
+                             "other, const at::Scalar& alpha)");
+  EXPECT_EQ(found.problems[1].number, 2);
+  // No operator: nothing near it among the fake schemas, so no hint; the folder is left out.
+  EXPECT_EQ(messages[2], (root_ / "frobnicate").string() +
+                             ": error: folder 'frobnicate' names no ATen operator (read as frobnicate.default); expected "
+                             "an overload with '.' written '__' (add__Tensor, relu__default) or a base name with a "
+                             "default overload (relu)");
+  EXPECT_EQ(found.problems[2].op, "");
+  EXPECT_EQ(found.problems[2].left_out, std::vector<std::string>{(root_ / "frobnicate").string()});
+  EXPECT_EQ(messages[3], (root_ / "relu" / "relu_v2.cpp").string() +
+                             ": error: kernel file name does not follow the kernel contract; expected relu_implementation_1.cpp "
+                             "(any <N> from 1)");
+  EXPECT_EQ(found.problems[3].number, 0);  // no number: no kernel's cases to fail
+  EXPECT_EQ(messages[4], (root_ / "relu__default").string() +
+                             ": error: folders 'relu' and 'relu__default' both name relu.default; expected one folder per operator");
+}
+
+TEST_F(KernelDiscovery, AFolderNamingNoOverloadIsToldTheOverloadsOfItsBaseName) {
+  touch("add_/add__implementation_1.cpp");
+  touch("rellu/rellu_implementation_1.cpp");
+  const FoundKernels found = find_kernels(root_.string(), testing::FakeSchemaSource(), /*check_contents=*/false);
+  ASSERT_EQ(found.problems.size(), 2u);
+  EXPECT_NE(found.problems[0].diagnostic.expected.find("; the nearest: add___Tensor (add_.Tensor)"), std::string::npos)
+      << found.problems[0].diagnostic.expected;
+  EXPECT_NE(found.problems[1].diagnostic.expected.find("; the nearest: relu (relu.default)"), std::string::npos)
+      << found.problems[1].diagnostic.expected;
+}
+
+TEST_F(KernelDiscovery, APythonKernelMayDefineItsFunctionByDefAssignmentOrImport) {
+  const auto python = [&](int number, const std::string& text) {
+    fs::create_directories(root_ / "relu");
+    std::ofstream(root_ / "relu" / ("relu_implementation_" + std::to_string(number) + ".py")) << text;
+  };
+  python(1, "import torch\n\ndef relu_kernel_impl(x):\n    return x.clamp(min=0)\n");
+  python(2, "relu_kernel_impl = torch.relu\n");
+  python(3, "from helpers import relu_kernel_impl\n");
+  python(4, "def relu(x):\n    relu_kernel_impl = 1\n    return x\n");  // only inside a function
+  python(5, "if relu_kernel_impl == 2:\n    pass\n");                     // a comparison defines nothing
+  const FoundKernels found = find_kernels(root_.string(), testing::FakeSchemaSource(), /*check_contents=*/true);
+  ASSERT_EQ(found.kernels.size(), 3u);
+  ASSERT_EQ(found.problems.size(), 2u);
+  EXPECT_EQ(found.problems[0].number, 4);
+  EXPECT_EQ(found.problems[1].number, 5);
 }
 
 TEST_F(KernelDiscovery, MissingDirectory) {

@@ -34,6 +34,19 @@ from typing import Any, Iterable, Iterator, Optional
 __all__ = ["RewardService", "RewardServiceError"]
 
 
+# A non-finite figure arrives as one of these strings (JSON has no infinity or NaN; the command's
+# json_numbers.h): a float again, so that a reward's figures are numbers or None.
+_NON_FINITE = {"Infinity", "-Infinity", "NaN"}
+_FIGURES = ("speedup", "speedup_low", "speedup_high")
+
+
+def _with_figures(reward: dict[str, Any]) -> dict[str, Any]:
+    for key in _FIGURES:
+        if isinstance(reward.get(key), str) and reward[key] in _NON_FINITE:
+            reward[key] = float(reward[key])
+    return reward
+
+
 class RewardServiceError(RuntimeError):
     """The reward process ended, or never started; the message holds its last output."""
 
@@ -157,7 +170,7 @@ class RewardService:
     def _read(self) -> None:
         for line in self._process.stdout:
             try:
-                reward = json.loads(line)
+                reward = _with_figures(json.loads(line))
             except json.JSONDecodeError:
                 continue
             with self._lock:

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "backendbench/files.h"
+#include "backendbench/json_numbers.h"
 #include "backendbench/run_scores.h"
 #include "language/diagnostic.h"
 #include "language/naming.h"
@@ -19,8 +20,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-nlohmann::json number_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
 
 }  // namespace
 
@@ -78,7 +77,7 @@ nlohmann::json reward_json(const Reward& reward) {
                          {"passed", reward.passed},
                          {"failed", reward.failed},
                          {"skipped", reward.skipped},
-                         {"speedup", reward.speedup ? nlohmann::json(*reward.speedup) : nlohmann::json()},
+                         {"speedup", reward.speedup ? json_number(*reward.speedup) : nlohmann::json()},
                          {"speedup_low", reward.speedup ? number_or_null(reward.speedup_low) : nlohmann::json()},
                          {"speedup_high", reward.speedup ? number_or_null(reward.speedup_high) : nlohmann::json()},
                          {"timed_cases", reward.timed_cases},
@@ -195,15 +194,15 @@ Reward RewardService::score(const RewardCandidate& candidate) {
       // The timed cases (candidate_bench.h: a correct candidate's ./bench verdicts), scored as
       // BackendBench scores them: a failed performance test counts as 1.0.
       std::vector<double> speedups;
-      try {
-        for (const Verdict& verdict : read_verdicts(attempt + "/bench.verdicts.jsonl")) {
-          if (verdict.status == Verdict::Status::kSkipped) continue;
-          speedups.push_back(counted_speedup(verdict));
-          for (const std::string& flag : verdict.flags) ++reward.flags[flag];
-        }
-      } catch (const std::exception&) {
-        // Not timed (no file), or a file its supervisor did not finish: no speedup.
+      const VerdictFile timed = read_verdicts(attempt + "/bench.verdicts.jsonl");
+      for (const Verdict& verdict : timed.verdicts) {
+        if (verdict.status == Verdict::Status::kSkipped) continue;
+        speedups.push_back(counted_speedup(verdict));
+        for (const std::string& flag : verdict.flags) ++reward.flags[flag];
       }
+      // Not timed (no file), or a line no case can be given (its supervisor did not finish it):
+      // no speedup, rather than one over the cases that happened to be readable.
+      if (!timed.unreadable.empty()) speedups.clear();
       if (!speedups.empty()) {
         const SpeedupSpread spread = speedup_spread(speedups);
         reward.speedup = spread.geomean;

@@ -230,7 +230,7 @@ int supervise(const Settings& settings, const std::vector<std::string>& argument
     std::ofstream skipped(skip, std::ios::app);
     for (const std::string& name : started) skipped << name << "\n";
   }
-  const Summary summary = summarize(read_verdicts(verdicts_path));
+  const Summary summary = summarize(read_verdicts(verdicts_path).verdicts);
   std::cerr << summary.text();
   if (!settings.summary_path.empty()) {
     std::ofstream(settings.summary_path) << summary.json();

@@ -125,7 +125,7 @@ void add_to_records(KernelRecords& records, const Verdict& verdict) {
 KernelRecords read_kernel_records(const std::string& results_directory) {
   KernelRecords records;
   for (const std::string& file : files::files_ending_with(results_directory, ".verdicts.jsonl")) {
-    for (const Verdict& verdict : read_verdicts(file)) add_to_records(records, verdict);
+    for (const Verdict& verdict : read_verdicts(file).verdicts) add_to_records(records, verdict);
   }
   return records;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <regex>
 
 namespace backendbench {
 
@@ -25,7 +26,20 @@ std::string first_failure_reason(const Verdict& verdict) {
   for (const CheckOutcome& check : verdict.checks) {
     if (!check.passed && !check.message.empty()) return check.check + ": " + first_line(check.message);
   }
-  return first_line(verdict.errors.empty() ? std::string("failed without a message") : verdict.errors.front());
+  if (verdict.errors.empty()) return "failed without a message";
+  // "<who> threw on <op> case <name> <arguments> (<file>:<line>) (draw i of n): <what>": what
+  // went wrong first, the draw after it; the case and the kernel are beside the reason already.
+  const std::string& error = verdict.errors.front();
+  static const std::regex draw_marker(R"( \((draw [0-9]+ of [0-9]+)\): )");
+  std::smatch marker;
+  const size_t line_end = error.find('\n');
+  if (!std::regex_search(error.begin(), line_end == std::string::npos ? error.end() : error.begin() + static_cast<std::ptrdiff_t>(line_end),
+                         marker, draw_marker)) {
+    return first_line(error);
+  }
+  const std::string before = error.substr(0, static_cast<size_t>(marker.position(0)));
+  const std::string what = first_line(error.substr(static_cast<size_t>(marker.position(0) + marker.length(0))));
+  return (before.find(" threw on ") != std::string::npos ? "threw: " : "") + what + " (" + marker[1].str() + ")";
 }
 
 SpeedupSpread speedup_spread(const std::vector<double>& speedups) {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "backendbench/files.h"
+#include "backendbench/json_numbers.h"
 #include "backendbench/settings.h"
 
 namespace backendbench {
@@ -51,8 +52,8 @@ std::string verdict_json(const Verdict& verdict) {
       {"failed_draw", verdict.failed_draw},
       {"salt", salt_text(verdict.salt)},
       {"errors", verdict.errors},
-      {"max_abs_error", verdict.max_abs_error},
-      {"max_rel_error", verdict.max_rel_error},
+      {"max_abs_error", json_number(verdict.max_abs_error)},
+      {"max_rel_error", json_number(verdict.max_rel_error)},
       {"flags", verdict.flags},
   };
   nlohmann::json checks = nlohmann::json::array();
@@ -64,14 +65,15 @@ std::string verdict_json(const Verdict& verdict) {
   if (verdict.case_ms >= 0) document["case_ms"] = verdict.case_ms;  // only where a process ran the case
   if (verdict.timing) {
     const TimingFigures& t = *verdict.timing;
-    document["timing"] = {{"reference_us", t.reference_us}, {"kernel_us", t.kernel_us},
-                          {"kernel_mean_us", t.kernel_mean_us}, {"speedup", t.speedup},
-                          {"samples", t.samples}, {"iqr_pct", t.iqr_pct},
-                          {"reference_iqr_pct", t.reference_iqr_pct}, {"bytes", t.bytes},
-                          {"flops", t.flops}, {"GBps", t.gbps},
-                          {"TFLOPps", t.tflops}, {"pct_peak_bw", t.pct_peak_bw},
-                          {"pct_peak_flops", t.pct_peak_flops}, {"launch_overhead_us", t.launch_overhead_us},
-                          {"hidden_work_us", t.hidden_work_us}};
+    document["timing"] = {{"reference_us", json_number(t.reference_us)}, {"kernel_us", json_number(t.kernel_us)},
+                          {"kernel_mean_us", json_number(t.kernel_mean_us)}, {"speedup", json_number(t.speedup)},
+                          {"samples", t.samples}, {"iqr_pct", json_number(t.iqr_pct)},
+                          {"reference_iqr_pct", json_number(t.reference_iqr_pct)}, {"bytes", json_number(t.bytes)},
+                          {"flops", json_number(t.flops)}, {"GBps", json_number(t.gbps)},
+                          {"TFLOPps", json_number(t.tflops)}, {"pct_peak_bw", json_number(t.pct_peak_bw)},
+                          {"pct_peak_flops", json_number(t.pct_peak_flops)},
+                          {"launch_overhead_us", json_number(t.launch_overhead_us)},
+                          {"hidden_work_us", json_number(t.hidden_work_us)}};
   } else {
     document["timing"] = nullptr;
   }
@@ -119,37 +121,80 @@ Verdict verdict_from_json(const std::string& line) {
     verdict.checks.push_back({check.value("check", ""), check.value("passed", false), check.value("message", "")});
   }
   verdict.errors = json.value("errors", std::vector<std::string>{});
-  verdict.max_abs_error = json.value("max_abs_error", 0.0);
-  verdict.max_rel_error = json.value("max_rel_error", 0.0);
+  verdict.max_abs_error = number_field(json, "max_abs_error", 0.0);
+  verdict.max_rel_error = number_field(json, "max_rel_error", 0.0);
   verdict.flags = json.value("flags", std::vector<std::string>{});
   if (json.contains("timing") && json["timing"].is_object()) {
     const nlohmann::json& t = json["timing"];
-    verdict.timing = TimingFigures{t.value("reference_us", 0.0),  t.value("kernel_us", 0.0),
-                                   t.value("kernel_mean_us", 0.0), t.value("speedup", 0.0),
-                                   t.value("samples", 0),          t.value("iqr_pct", 0.0),
-                                   t.value("reference_iqr_pct", 0.0), t.value("bytes", 0.0),
-                                   t.value("flops", 0.0),          t.value("GBps", 0.0),
-                                   t.value("TFLOPps", 0.0),        t.value("pct_peak_bw", 0.0),
-                                   t.value("pct_peak_flops", 0.0), t.value("launch_overhead_us", 0.0),
-                                   t.value("hidden_work_us", 0.0)};
+    const auto figure = [&t](const char* key) { return number_field(t, key, 0.0); };
+    TimingFigures& figures = verdict.timing.emplace();
+    figures.reference_us = figure("reference_us");
+    figures.kernel_us = figure("kernel_us");
+    figures.kernel_mean_us = figure("kernel_mean_us");
+    figures.speedup = figure("speedup");
+    figures.samples = t.value("samples", 0);
+    figures.iqr_pct = figure("iqr_pct");
+    figures.reference_iqr_pct = figure("reference_iqr_pct");
+    figures.bytes = figure("bytes");
+    figures.flops = figure("flops");
+    figures.gbps = figure("GBps");
+    figures.tflops = figure("TFLOPps");
+    figures.pct_peak_bw = figure("pct_peak_bw");
+    figures.pct_peak_flops = figure("pct_peak_flops");
+    figures.launch_overhead_us = figure("launch_overhead_us");
+    figures.hidden_work_us = figure("hidden_work_us");
   }
   return verdict;
 }
 
-std::vector<Verdict> read_verdicts(const std::string& path) {
+namespace {
+
+// A failed verdict for the case a bad line names, where it names one (a JSON object with the
+// operator, the backend and the case as strings): the line's error is that case's failure.
+std::optional<Verdict> stand_in_for(const std::string& line, const std::string& error) {
+  const nlohmann::json json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) return std::nullopt;
+  for (const char* key : {"operator", "backend", "case"}) {
+    if (!json.contains(key) || !json[key].is_string()) return std::nullopt;
+  }
+  Verdict verdict;
+  const auto text = [&json](const char* key) {
+    return json.contains(key) && json[key].is_string() ? json[key].get<std::string>() : std::string();
+  };
+  verdict.suite = text("suite");
+  verdict.op = text("operator");
+  verdict.backend = text("backend");
+  verdict.case_name = text("case");
+  verdict.frontend = text("frontend");
+  verdict.kernel_file = text("kernel_file");
+  verdict.device = text("device");
+  if (const std::optional<uint64_t> salt = parse_salt(text("salt"))) verdict.salt = *salt;
+  verdict.status = Verdict::Status::kFailed;
+  verdict.errors = {error};
+  return verdict;
+}
+
+}  // namespace
+
+VerdictFile read_verdicts(const std::string& path) {
   std::ifstream in(path);
-  std::vector<Verdict> verdicts;
+  VerdictFile file;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (line.empty()) continue;
     try {
-      verdicts.push_back(verdict_from_json(line));
+      file.verdicts.push_back(verdict_from_json(line));
     } catch (const std::exception& error) {
-      throw std::invalid_argument(path + ":" + std::to_string(number) + ":1: error: " + error.what() +
-                                  "; expected one backendbench-verdict JSON object per line (README, Verdicts)");
+      const std::string located = path + ":" + std::to_string(number) + ":1: error: " + error.what() +
+                                  "; expected one backendbench-verdict JSON object per line (README, Verdicts)";
+      if (std::optional<Verdict> stand_in = stand_in_for(line, "unreadable verdict: " + located)) {
+        file.verdicts.push_back(std::move(*stand_in));
+      } else {
+        file.unreadable.push_back(located);
+      }
     }
   }
-  return verdicts;
+  return file;
 }
 
 void start_verdicts(const std::string& path) {

@@ -36,6 +36,7 @@
 #include "backendbench/files.h"
 #include "backendbench/gpu_slot.h"
 #include "backendbench/job_verdicts.h"
+#include "backendbench/json_numbers.h"
 #include "backendbench/results_folder.h"
 #include "backendbench/run_case.h"
 #include "backendbench/run_scores.h"
@@ -46,11 +47,13 @@
 #include "build_service/entry_servers.h"
 #include "build_service/gpu_files.h"
 #include "cli/compare.h"
+#include "cli/console_table.h"
 #include "cli/entry_costs.h"
 #include "cli/entry_packs.h"
 #include "cli/errors.h"
 #include "cli/findings.h"
 #include "cli/generation_phase.h"
+#include "cli/kernel_folder.h"
 #include "build_service/process.h"
 #include "cli/progress.h"
 #include "cli/report.h"
@@ -162,6 +165,12 @@ void build_with_progress(const BuildTree& tree, const std::vector<std::string>& 
   show(true);
 }
 
+// A verdict file a phase's entry writes, and the entries (Entry::key) whose verdicts it holds.
+struct PhaseFile {
+  std::string path;
+  std::vector<std::string> entries;
+};
+
 // One (suite, operator, backend) the run selected: one CTest entry, or one per part of its cases
 // (job.h) when it has more than the build's BACKENDBENCH_CASES_PER_ENTRY; their verdicts are
 // read back together, so the parts are one row everywhere.
@@ -174,6 +183,8 @@ struct Entry {
   std::vector<std::string> ctest_names, verdicts_paths;
   SuiteManifest::Backend backend_facts;
 
+  // The entry as a file's lines name it: its suite, operator and backend.
+  std::string key() const { return suite + "|" + op + "|" + backend; }
   // Part `k` (1-based; 0 when not split) of the entry as a job.
   int part(size_t k) const { return parts ? static_cast<int>(k) + 1 : 0; }
   size_t part_cases(size_t k) const { return cases_in_part(part(k), parts); }
@@ -256,14 +267,19 @@ Job job_of(const Entry& entry, Job::Mode mode, uint64_t salt, const std::string&
 
 // Verdicts of the entries' jobs (job_verdicts.h: a case without one becomes a failure), the
 // missing ones completed from the suite manifest.
+// `unreadable`: by Entry::key, the first line of the entry's verdict files that names no case
+// (verdict.h): the reason its cases without a verdict have none.
 std::vector<Verdict> collect(const std::vector<Entry>& entries, const std::vector<Verdict>& written, Job::Mode mode,
-                             uint64_t salt, const std::string& log_hint) {
+                             uint64_t salt, const std::string& log_hint,
+                             const std::map<std::string, std::string>& unreadable = {}) {
   std::vector<Verdict> verdicts;
   for (const Entry& entry : entries) {
     std::vector<std::string> case_names;
     for (const SuiteManifest::Case& item : entry.cases) case_names.push_back(item.name);
-    const std::string why = entry.failure.empty() ? "no verdict: the process running it ended first (" + log_hint + ")"
-                                                  : entry.failure;
+    const auto bad_line = unreadable.find(entry.key());
+    const std::string why = !entry.failure.empty()       ? entry.failure
+                            : bad_line != unreadable.end() ? "no verdict: its file holds an unreadable line: " + bad_line->second
+                                                           : "no verdict: the process running it ended first (" + log_hint + ")";
     const bool ran = entry.failure.empty() && entry.skip_reason.empty();
     // Both branches lvalues: `ran ? written : std::vector<Verdict>{}` copied every verdict of the
     // run for each entry (22,398 OpInfo verdicts, 129 entries: 9.3 s of a 15.2 s run on the 2-core machine).
@@ -425,7 +441,7 @@ struct EntryCuts {
 // whether earlier runs' times planned them.
 std::vector<FolderEntry> correctness_entries(const BuildTree& tree, const std::vector<Entry>& entries, uint64_t salt,
                                              const std::string& device, const GpuPlan& gpus, const EntryCuts& cuts,
-                                             const std::string& packs_folder, std::vector<std::string>& verdict_files,
+                                             const std::string& packs_folder, std::vector<PhaseFile>& verdict_files,
                                              bool& by_time) {
   const std::string case_timeout = tree.cached("BACKENDBENCH_CASE_TIMEOUT").value_or("120");
   // Milliseconds per case of each entry: as measured before; an operator never run before costs
@@ -501,7 +517,7 @@ std::vector<FolderEntry> correctness_entries(const BuildTree& tree, const std::v
       name = first_part.name;
       command.push_back("--backendbench_job=" +
                         job_json(job_of(first, Job::Mode::kCheck, salt, device, first_part.part, first_part.parts)));
-      verdict_files.push_back(first_part.verdicts);
+      verdict_files.push_back({first_part.verdicts, {first.key()}});
     } else {
       const int number = ++numbered[first.suite], count = packs_of_suite[first.suite];
       name = naming::pack_ctest_name(first.suite, number, count);
@@ -514,11 +530,12 @@ std::vector<FolderEntry> correctness_entries(const BuildTree& tree, const std::v
       files::make_directories(job_file.substr(0, job_file.find_last_of('/')));
       write_whole(job_file, jobs);
       command.push_back("--backendbench_job=" + job_file);
-      verdict_files.push_back(tree.results_directory() + "/" +
-                              naming::pack_result_file(first.suite, number, count, ".verdicts.jsonl"));
+      PhaseFile file{tree.results_directory() + "/" + naming::pack_result_file(first.suite, number, count, ".verdicts.jsonl"), {}};
+      for (const size_t unit : pack) file.entries.push_back(parts[unit].entry->key());
+      verdict_files.push_back(std::move(file));
     }
-    files::remove_tree(verdict_files.back());
-    command.push_back("--backendbench_verdicts=" + verdict_files.back());
+    files::remove_tree(verdict_files.back().path);
+    command.push_back("--backendbench_verdicts=" + verdict_files.back().path);
     command.push_back("--case-timeout=" + case_timeout);
     // CTest starts the costliest first: by time where known, else by cases.
     const size_t cost = by_time ? static_cast<size_t>(std::max<long long>(1, std::llround(ms))) : cases;
@@ -533,7 +550,18 @@ std::string fs_parent_name(const std::string& path) {
   return folder.substr(folder.find_last_of('/') + 1);
 }
 
-std::vector<Verdict> read_if_present(const std::string& path) { return exists(path) ? read_verdicts(path) : std::vector<Verdict>{}; }
+// Every verdict of a phase's files; a line that names no case is kept, located, for the
+// entries whose verdicts its file holds (their first such line).
+std::vector<Verdict> read_phase_verdicts(const std::vector<PhaseFile>& files, std::map<std::string, std::string>& unreadable) {
+  std::vector<Verdict> verdicts;
+  for (const PhaseFile& file : files) {
+    VerdictFile read = read_verdicts(file.path);
+    for (Verdict& verdict : read.verdicts) verdicts.push_back(std::move(verdict));
+    if (read.unreadable.empty()) continue;
+    for (const std::string& entry : file.entries) unreadable.emplace(entry, read.unreadable.front());
+  }
+  return verdicts;
+}
 
 nlohmann::json versions(const BuildTree& tree) {
   nlohmann::json info = {{"torch", TORCH_VERSION}, {"cxx_compiler", BACKENDBENCH_CXX_COMPILER}};
@@ -573,29 +601,32 @@ std::string working_directory() {
 void print_scores(const std::vector<Verdict>& verdicts, const nlohmann::json& run) {
   const double p = run.value("p", 1.0);
   std::cout << "\nscores (BackendBench's definitions: a row is one operator and kernel; a failed performance test counts as 1.0)\n";
-  char line[512];
-  std::snprintf(line, sizeof(line), "  %-28s %9s %12s %12s %9s\n", "backend", "operators", "correctness", "performance",
-                ("perf@" + figure("%g", p)).c_str());
-  std::cout << line;
+  // A backend is a short name in the table, and the folder it names once below it.
+  std::vector<std::vector<std::string>> score_rows;
+  std::vector<std::string> named_paths;
   for (const nlohmann::json& group : group_scores(verdicts, run, p)) {
     auto value = [&](const char* key, const char* format) {
-      return group[key].is_null() ? std::string("not timed") : figure(format, group[key].get<double>());
+      return group[key].is_null() ? std::string("not timed") : figure(format, number_from_json(group[key]));
     };
-    std::snprintf(line, sizeof(line), "  %-28s %9d %12s %12s %9s\n", group["label"].get<std::string>().c_str(),
-                  group["operators"].get<int>(), value("correctness", "%.2f").c_str(), value("performance", "%.3fx").c_str(),
-                  value("perf_at_p", "%.2f").c_str());
-    std::cout << line;
+    const std::string label = group["label"].get<std::string>(), name = short_backend_name(label);
+    if (name != label) named_paths.push_back(name + ": " + label);
+    score_rows.push_back({name, std::to_string(group["operators"].get<int>()), value("correctness", "%.2f"),
+                          value("performance", "%.3fx"), value("perf_at_p", "%.2f")});
   }
+  std::cout << table_text({{"backend"}, {"operators", true}, {"correctness", true}, {"performance", true},
+                           {"perf@" + figure("%g", p), true}},
+                          score_rows);
+  for (const std::string& named : named_paths) std::cout << "  " << named << "\n";
   std::cout << "\nper operator\n";
-  std::snprintf(line, sizeof(line), "  %-36s %-8s %8s %7s %6s %7s %9s\n", "operator", "backend", "correct", "tests", "failed",
-                "timed", "speedup");
-  std::cout << line;
+  std::vector<std::vector<std::string>> operator_rows;
   for (const OperatorResult& row : operator_results(verdicts)) {
-    std::snprintf(line, sizeof(line), "  %-36s %-8s %8s %7d %6d %7d %9s\n", row.op.c_str(), row.backend.c_str(),
-                  row.correct() ? "yes" : "NO", row.correctness_tests, row.correctness_tests - row.passed_correctness,
-                  row.performance_tests, (row.performance_tests ? figure("%.3fx", row.geomean_speedup()) : "-").c_str());
-    std::cout << line;
+    operator_rows.push_back({row.op, short_backend_name(row.backend), row.correct() ? "yes" : "NO",
+                             std::to_string(row.correctness_tests), std::to_string(row.correctness_tests - row.passed_correctness),
+                             std::to_string(row.performance_tests), row.performance_tests ? figure("%.3fx", row.geomean_speedup()) : "-"});
   }
+  std::cout << table_text({{"operator"}, {"backend"}, {"correct", true}, {"tests", true}, {"failed", true}, {"timed", true},
+                           {"speedup", true}},
+                          operator_rows);
   std::map<std::string, int> skipped;
   for (const Verdict& verdict : verdicts) {
     if (verdict.status == Verdict::Status::kSkipped) ++skipped[verdict.backend + ": " + verdict.skip_reason];
@@ -607,10 +638,11 @@ void print_scores(const std::vector<Verdict>& verdicts, const nlohmann::json& ru
   if (failed) std::cout << "\n" << failed << " failed tests (all in failed_tests.json and report.html); the first:\n";
   for (const Verdict& verdict : verdicts) {
     if (verdict.status != Verdict::Status::kFailed || shown++ >= 10) continue;
-    std::string message = verdict.errors.empty() ? "failed" : verdict.errors.front();
+    // What went wrong first; the case after it, named once (its full text is in the files above).
+    std::string message = first_failure_reason(verdict);
     if (message.size() > 300) message = message.substr(0, 300) + "...";
     std::cout << "  [" << verdict.suite << " " << verdict.backend << (is_performance_test(verdict) ? " timing" : "") << "] "
-              << message << "\n";
+              << verdict.op << " " << verdict.case_name << ": " << message << "\n";
   }
   const Findings findings = run_findings(verdicts, run);
   int wrong = 0;
@@ -642,8 +674,10 @@ std::string merged_benchmark_json(const std::vector<std::string>& outputs) {
 // Runs one phase (ctest or ./bench), printing progress from the verdict files it appends to.
 // `start`: when the phase began (its supervisors' start included, for the correctness phase).
 int run_phase(const std::string& phase, const std::vector<std::string>& argv, const ProcessOptions& options,
-              const std::vector<std::string>& verdict_files, int64_t total, Clock::time_point start = Clock::now()) {
-  VerdictFollower follower(verdict_files);
+              const std::vector<PhaseFile>& verdict_files, int64_t total, Clock::time_point start = Clock::now()) {
+  std::vector<std::string> paths;
+  for (const PhaseFile& file : verdict_files) paths.push_back(file.path);
+  VerdictFollower follower(paths);
   ProgressPrinter printer;
   ProgressCounts counts;
   const int status = run_process(argv, options, [&] {
@@ -713,59 +747,60 @@ std::map<std::string, std::string> broken_kernels(const BuildTree& tree, int job
   return broken;
 }
 
-// `view`: the kernel folder again, as links to its files, without the `left_out` kernel files, so
-// that the kernels that compile can run while the others are reported.
-void write_kernel_view(const std::string& kernels, const std::map<std::string, std::string>& left_out,
-                       const std::string& view) {
-  // POSIX calls, not std::filesystem: see files.h.
-  files::remove_tree(view);
-  files::make_directories(view);
-  for (const std::string& name : files::names_in(kernels)) {
-    const std::string path = kernels + "/" + name;
-    if (!files::is_folder(path)) {
-      files::make_link(path, view + "/" + name);
-      continue;
-    }
-    // An operator whose every kernel is left out gets no folder: an empty one is not a kernel
-    // folder, and the generator rightly rejects it.
-    std::vector<std::string> kept;
-    for (const std::string& file : files::names_in(path)) {
-      if (left_out.count(path + "/" + file) == 0) kept.push_back(file);
-    }
-    const bool has_kernel = std::any_of(kept.begin(), kept.end(), [&](const std::string& file) {
-      const size_t dot = file.find_last_of('.');
-      return dot != std::string::npos && naming::implementation_number(name, file.substr(0, dot)).has_value();
-    });
-    if (!has_kernel) continue;
-    files::make_directories(view + "/" + name);
-    for (const std::string& file : kept) files::make_link(path + "/" + file, view + "/" + name + "/" + file);
-  }
-}
-
 // A kernel file's name without its folder and extension: relu_implementation_1.
 std::string file_stem(const std::string& source) {
   const size_t name = source.find_last_of('/') + 1;
   return source.substr(name, source.find_last_of('.') - name);
 }
 
-// Entries for the kernels that did not compile: the cases their operator has in the selected suites.
-std::vector<Entry> unbuilt_entries(const BuildTree& tree, const RunRequest& request,
-                                   const std::map<std::string, std::string>& broken, const std::string& logs) {
-  std::vector<Entry> entries;
+// A kernel the run leaves out: its file, its operator and number, and why each of its cases fails.
+struct LeftOutKernel {
+  std::string source, op;
+  int number = 0;
+  std::string failure;
+};
+
+// The kernels that did not compile (`broken`: source → the compiler's first error), as LeftOutKernels.
+std::vector<LeftOutKernel> uncompiled_kernels(const std::map<std::string, std::string>& broken, const std::string& logs) {
+  std::vector<LeftOutKernel> kernels;
   for (const auto& [source, error] : broken) {
     const std::string folder = fs_parent_name(source);
     const std::string stem = file_stem(source);
     const auto op = naming::OperatorName::from_folder(folder);
     const auto number = naming::implementation_number(folder, stem);
     if (!op || !number) continue;
+    kernels.push_back({source, op->display(), *number,
+                       source + " did not compile (" + logs + "/backendbench_kernel_" + stem + ".log): " + error});
+  }
+  return kernels;
+}
+
+// The kernels a kernel folder problem fails (kernel_folder.h): each of its cases fails with the diagnostic.
+std::vector<LeftOutKernel> problem_kernels(const std::vector<model::KernelProblem>& problems) {
+  std::vector<LeftOutKernel> kernels;
+  for (const model::KernelProblem& problem : problems) {
+    if (problem.op.empty() || problem.number == 0) continue;
+    kernels.push_back({problem.diagnostic.file, problem.op, problem.number, problem.diagnostic.str()});
+  }
+  return kernels;
+}
+
+// Entries for kernels that do not run: the cases their operator has in the selected suites, once
+// per operator and number.
+std::vector<Entry> unbuilt_entries(const BuildTree& tree, const RunRequest& request, const std::vector<LeftOutKernel>& kernels) {
+  std::vector<Entry> entries;
+  std::set<std::pair<std::string, int>> seen;
+  for (const LeftOutKernel& kernel : kernels) {
+    const auto op = naming::OperatorName::from_user(kernel.op);
+    if (!op || !seen.insert({kernel.op, kernel.number}).second) continue;
     bool wanted = request.ops.empty();
     for (const std::string& filter : request.ops) wanted = wanted || naming::matches_filter(*op, filter);
     if (!wanted) continue;
     for (const SuiteChoice& suite : request.suites) {
       for (const SuiteManifest::Operator& listed : read_suite_manifest(tree.suite_manifest_path(suite.name)).operators) {
         if (listed.op != op->display()) continue;
-        Entry entry{suite.name, listed.op, naming::variant_name(*number), source, listed.cases};
-        entry.failure = source + " did not compile (" + logs + "/backendbench_kernel_" + stem + ".log): " + error;
+        Entry entry{suite.name, listed.op, naming::variant_name(kernel.number), kernel.source, listed.cases};
+        entry.failure = kernel.failure;
         entries.push_back(entry);
       }
     }
@@ -921,6 +956,20 @@ int run_command(const RunRequest& given, const std::string& command_line) {
                           request.kernels_directory.empty() ? where.source_directory + "/generated_kernels" : request.kernels_directory,
                           request.ops, request.topn, request.torchbench_traces, request.op_libraries,
                           request.generation ? request.generation->limits.concurrency : 0};
+  // The kernel folder's problems, before any build: each is said once here, fails its own
+  // kernel's cases, and is left out of what the build reads (a view of the folder without it).
+  std::vector<model::KernelProblem> problems;
+  const std::string kernel_view = request.build + "/backendbench_kernel_view";
+  if (!request.kernels_directory.empty() && !request.generation) {
+    problems = kernel_folder_problems(request.kernels_directory, working_directory());
+    if (!problems.empty()) {
+      std::cout << "the kernel folder has " << problems.size() << (problems.size() == 1 ? " problem" : " problems")
+                << ": left out of the build, their kernels' cases fail (each is listed with the results)\n";
+      write_kernel_view(request.kernels_directory, left_out_paths(problems), kernel_view);
+      selection.kernels_view_of = selection.kernels_directory;
+      selection.kernels_directory = kernel_view;
+    }
+  }
   configure_tree(tree, selection, logs);
   std::optional<GenerationPhase> generation;
   if (request.generation) {
@@ -1032,11 +1081,16 @@ int run_command(const RunRequest& given, const std::string& command_line) {
       return 3;
     }
     for (const auto& [source, message] : broken) std::cout << "  does not compile: " << source << "\n    " << message << "\n";
-    const std::string view = request.build + "/backendbench_kernel_view";
-    write_kernel_view(request.kernels_directory, broken, view);
-    std::cout << "  the other kernels run from " << view << " (links to them)\n";
-    selection.kernels_view_of = selection.kernels_directory;
-    selection.kernels_directory = view;
+    // The view's own files are links into the folder: left out as the folder's.
+    std::set<std::string> left_out = left_out_paths(problems);
+    for (const auto& [source, message] : broken) {
+      const bool in_view = source.rfind(kernel_view + "/", 0) == 0;
+      left_out.insert(in_view ? request.kernels_directory + source.substr(kernel_view.size()) : source);
+    }
+    write_kernel_view(request.kernels_directory, left_out, kernel_view);
+    std::cout << "  the other kernels run from " << kernel_view << " (links to them)\n";
+    selection.kernels_view_of = request.kernels_directory;
+    selection.kernels_directory = kernel_view;
     configure_tree(tree, selection, logs);
     try {
       build_with_progress(tree, targets, request.jobs, logs + "/build.log");
@@ -1050,9 +1104,12 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   // 30 s later, during the measurements: written now instead. (Suspected, not shown, of the 2.4x
   // slow worker reference after a build on the 2-core machine: the failure came back with it.)
   sync();
-  std::vector<Entry> entries = selected_entries(tree, request, !broken.empty());
-  // Entries whose verdicts this process makes: kernels that did not compile, and below, kernels that cannot run here.
-  std::vector<Entry> unbuilt = unbuilt_entries(tree, request, broken, logs);
+  std::vector<Entry> entries = selected_entries(tree, request, !broken.empty() || !problems.empty());
+  // Entries whose verdicts this process makes: kernels a folder problem left out, kernels that
+  // did not compile, and below, kernels that cannot run here.
+  std::vector<LeftOutKernel> left_out_kernels = problem_kernels(problems);
+  for (LeftOutKernel& kernel : uncompiled_kernels(broken, logs)) left_out_kernels.push_back(std::move(kernel));
+  std::vector<Entry> unbuilt = unbuilt_entries(tree, request, left_out_kernels);
   // A CUDA kernel on a machine without a GPU: its cases are skipped here, as its executable
   // would skip them, without starting a process per entry for each phase (on the 2-core
   // machine, 3 s a timing entry). Not in a Slurm run: its tasks have the GPUs, not this host.
@@ -1079,7 +1136,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
 
   // Correctness: one job per entry or part, small ones packed, run by CTest from a folder of
   // the run's own.
-  std::vector<std::string> verdict_files;
+  std::vector<PhaseFile> verdict_files;
   int64_t cases = 0;
   for (const Entry& entry : entries) cases += static_cast<int64_t>(entry.cases.size());
   const int entries_at_once = (request.slurm ? request.slurm->tasks : 1) *
@@ -1154,11 +1211,9 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   gather_slurm_outputs(request, job_entries, ctest_options.log_path, staging.path() + "/junit.xml");
   files::remove_tree(job_entries);
   files::remove_tree(job_packs);
-  std::vector<Verdict> written;
-  for (const std::string& path : verdict_files) {
-    for (Verdict& verdict : read_if_present(path)) written.push_back(std::move(verdict));
-  }
-  std::vector<Verdict> verdicts = collect(entries, written, Job::Mode::kCheck, salt, "logs/ctest.log");
+  std::map<std::string, std::string> unreadable;
+  const std::vector<Verdict> written = read_phase_verdicts(verdict_files, unreadable);
+  std::vector<Verdict> verdicts = collect(entries, written, Job::Mode::kCheck, salt, "logs/ctest.log", unreadable);
   // The next run is planned by what these cases took (a case that never ran measured nothing).
   costs.learn(verdicts);
   try {
@@ -1173,7 +1228,8 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   if (!request.timed_suites.empty()) {
     std::vector<Entry> timed_entries;
     std::vector<FolderEntry> folder;
-    std::vector<std::string> bench_verdicts, bench_outputs;
+    std::vector<PhaseFile> bench_verdicts;
+    std::vector<std::string> bench_outputs;
     int64_t timed = 0;
     const bool on_cuda = runs_on == "cuda";
     const std::string bench_folder = logs + "/bench";
@@ -1185,13 +1241,13 @@ int run_command(const RunRequest& given, const std::string& command_line) {
       timed += static_cast<int64_t>(entry.cases.size());
       for (size_t k = 0; k < entry.ctest_names.size(); ++k) {
         const std::string stem = bench_folder + "/" + std::to_string(folder.size());
-        bench_verdicts.push_back(stem + ".verdicts.jsonl");
+        bench_verdicts.push_back({stem + ".verdicts.jsonl", {entry.key()}});
         bench_outputs.push_back(stem + ".benchmark.json");
         folder.push_back({"timing/" + entry.ctest_names[k],
                           {tree.bench_executable(),
                            "--backendbench_job=" + job_json(job_of(entry, Job::Mode::kTime, salt, request.device, entry.part(k))),
                            "--benchmark_out=" + bench_outputs.back(), "--benchmark_out_format=json",
-                           "--backendbench_verdicts=" + bench_verdicts.back()},
+                           "--backendbench_verdicts=" + bench_verdicts.back().path},
                           "timing;" + entry.suite + ";" + entry.op + ";" + entry.backend,
                           entry.part_cases(k),
                           gpus.gpus ? gpus.slots : 0,
@@ -1215,11 +1271,9 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     phase_seconds["timing"] = seconds_since(timing_started);
     if (bench_status != 0 && bench_status != 8) std::cerr << bench_command.front() << " (timing) ended with status " << bench_status << " (log: " << bench_options.log_path << ")\n";
     gather_slurm_outputs(request, timing_entries, bench_options.log_path, "");
-    std::vector<Verdict> timed_written;
-    for (const std::string& path : bench_verdicts) {
-      for (Verdict& verdict : read_if_present(path)) timed_written.push_back(std::move(verdict));
-    }
-    for (Verdict& verdict : collect(timed_entries, timed_written, Job::Mode::kTime, salt, "logs/bench.log")) {
+    std::map<std::string, std::string> timed_unreadable;
+    const std::vector<Verdict> timed_written = read_phase_verdicts(bench_verdicts, timed_unreadable);
+    for (Verdict& verdict : collect(timed_entries, timed_written, Job::Mode::kTime, salt, "logs/bench.log", timed_unreadable)) {
       verdicts.push_back(std::move(verdict));
     }
     for (const Entry& entry : unbuilt) {
@@ -1258,6 +1312,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   // The kernels that did not compile (findings.h's reproduce_command: how to see why again).
   run["kernels_not_compiled"] = nlohmann::json::array();
   for (const auto& [source, message] : broken) run["kernels_not_compiled"].push_back(source);
+  run["kernel_problems"] = kernel_problems_json(problems);
   std::string lines;
   for (const Verdict& verdict : verdicts) lines += verdict_json(verdict) + "\n";
   write_whole(staging.path() + "/verdicts.jsonl", lines);
@@ -1290,7 +1345,12 @@ int run_command(const RunRequest& given, const std::string& command_line) {
 
   print_scores(verdicts, run);
   if (generation) print_generation(run["generation"]);
+  if (!problems.empty()) {
+    std::cout << "\nkernel folder problems (" << problems.size() << ", also in run.json and the report):\n";
+    for (const model::KernelProblem& problem : problems) std::cout << "  " << problem.diagnostic.str() << "\n";
+  }
   std::cout << "\nresults: " << request.out << "\nreport:  " << request.out << "/report.html\n";
+  if (!problems.empty()) return 1;
   for (const Verdict& verdict : verdicts) {
     if (verdict.status == Verdict::Status::kFailed) return 1;
   }
@@ -1454,11 +1514,10 @@ ResultsRun read_results_folder(const std::string& directory) {
   } catch (const nlohmann::json::exception& error) {
     throw CliError(directory + "/run.json", std::string("unreadable (") + error.what() + ")", "the run.json backendbench run wrote");
   }
-  try {
-    results.verdicts = read_verdicts(directory + "/verdicts.jsonl");
-  } catch (const std::exception& error) {
-    throw CliError(directory + "/verdicts.jsonl", error.what(), "verdicts of schema version 1");
-  }
+  VerdictFile file = read_verdicts(directory + "/verdicts.jsonl");
+  results.verdicts = std::move(file.verdicts);
+  results.unreadable = std::move(file.unreadable);
+  for (const std::string& line : results.unreadable) std::cerr << line << "\n";
   return results;
 }
 
@@ -1482,6 +1541,10 @@ int report_command(const std::vector<std::string>& directories, const std::strin
       !page.empty() ? page : runs.size() == 1 ? directories[0] + "/report.html" : std::string("backendbench_report.html");
   write_whole(written, report_html(combined_report_data(runs), where.templates_directory, read_text(where.plotly_js_path)));
   std::cout << "\nreport: " << written << "\n";
+  // A line no case could be given is a result lost: said above, and in the status.
+  for (const ResultsRun& run : runs) {
+    if (!run.unreadable.empty()) return 1;
+  }
   return 0;
 }
 
@@ -1493,7 +1556,9 @@ int compare_command(const std::string& before, const std::string& after, double 
     if (!exists(directory + "/verdicts.jsonl")) {
       throw CliError(directory, "not a results folder", "a folder written by backendbench run (it holds verdicts.jsonl)");
     }
-    runs[i] = read_verdicts(directory + "/verdicts.jsonl");
+    VerdictFile file = read_verdicts(directory + "/verdicts.jsonl");
+    for (const std::string& line : file.unreadable) std::cerr << line << "\n";
+    runs[i] = std::move(file.verdicts);
   }
   const Comparison comparison = compare_runs(runs[0], runs[1], threshold);
   std::cout << comparison_text(comparison, before, after, threshold);

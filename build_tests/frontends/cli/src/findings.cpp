@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "backendbench/json_numbers.h"
 #include "backendbench/run_scores.h"
 #include "build_service/build_tree.h"
 #include "language/job.h"
@@ -40,8 +41,6 @@ void add_interval(KernelFinding& kernel, const std::vector<double>& speedups) {
   kernel.case_high = spread.highest;
 }
 
-nlohmann::json number_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
-
 }  // namespace
 
 KernelFinding::KernelFinding() : speedup(NAN), speedup_low(NAN), speedup_high(NAN), case_low(NAN), case_high(NAN) {}
@@ -60,10 +59,19 @@ std::string shown_path(const std::string& path, const nlohmann::json& run) {
 
 std::string reproduce_command(const Verdict& verdict, const nlohmann::json& run) {
   const std::string build = run.value("build_directory", std::string("build"));
+  // A kernel left out of the build (a kernel folder problem's, or one that did not compile) has no
+  // test: the run's command for its operator alone says its diagnostic or compiler error again.
+  std::vector<std::string> left_out;
   for (const nlohmann::json& broken : run.value("kernels_not_compiled", nlohmann::json::array())) {
-    // The kernel's library was left out of the build, so no test of it exists: the run's command
-    // for its operator alone builds it again and prints the compiler's first error.
-    if (broken.is_string() && broken.get<std::string>() == verdict.kernel_file) {
+    if (broken.is_string()) left_out.push_back(broken.get<std::string>());
+  }
+  for (const nlohmann::json& problem : run.value("kernel_problems", nlohmann::json::array())) {
+    if (problem.is_object() && problem.contains("location") && problem["location"].is_string()) {
+      left_out.push_back(problem["location"].get<std::string>());
+    }
+  }
+  for (const std::string& kernel_file : left_out) {
+    if (kernel_file == verdict.kernel_file) {
       return "backendbench run --suite " + shell_word(verdict.suite) + " --backend " +
              shell_word(shown_path(run.value("kernels_directory", std::string()), run)) + " --ops " + shell_word(verdict.op) +
              " --device " + shell_word(run.value("device", std::string("cpu"))) + " --no-timing --build " +
@@ -143,7 +151,7 @@ nlohmann::json findings_json(const Findings& findings) {
     nlohmann::json slowest = nlohmann::json::array();
     for (const SlowCase& slow : kernel.slowest) {
       slowest.push_back({{"suite", slow.suite}, {"case", slow.case_name}, {"arguments", slow.arguments},
-                         {"source", slow.source}, {"speedup", slow.speedup}});
+                         {"source", slow.source}, {"speedup", json_number(slow.speedup)}});
     }
     kernels.push_back({{"op", kernel.op},
                        {"backend", kernel.backend},

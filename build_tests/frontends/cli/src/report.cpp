@@ -5,14 +5,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "backendbench/json_numbers.h"
 #include "backendbench/run_scores.h"
 #include "cli/findings.h"
 #include "emit/template.h"
 
 namespace backendbench::cli {
 namespace {
-
-nlohmann::json number_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
 
 // Text that can sit inside <script>: no "</" (JSON allows "\/" for "/").
 std::string script_safe(std::string text) {
@@ -147,13 +146,15 @@ nlohmann::json report_data(const std::vector<Verdict>& verdicts, const nlohmann:
                              {"status", status_name(verdict.status)},
                              {"test_type", test_type},
                              {"arguments", verdict.arguments},
-                             {"speedup", timed && verdict.passed() ? number_or_null(verdict.timing->speedup) : nlohmann::json()},
-                             {"kernel_us", timed ? number_or_null(verdict.timing->kernel_us) : nlohmann::json()},
-                             {"reference_us", timed ? number_or_null(verdict.timing->reference_us) : nlohmann::json()},
-                             {"bytes", timed ? verdict.timing->bytes : 0.0},
-                             {"flops", timed ? verdict.timing->flops : 0.0},
-                             {"pct_peak_bw", timed ? verdict.timing->pct_peak_bw : 0.0},
-                             {"pct_peak_flops", timed ? verdict.timing->pct_peak_flops : 0.0}});
+                             {"speedup", timed && verdict.passed() ? json_number(verdict.timing->speedup) : nlohmann::json()},
+                             {"kernel_us", timed ? json_number(verdict.timing->kernel_us) : nlohmann::json()},
+                             {"reference_us", timed ? json_number(verdict.timing->reference_us) : nlohmann::json()},
+                             {"max_abs_error", json_number(verdict.max_abs_error)},
+                             {"max_rel_error", json_number(verdict.max_rel_error)},
+                             {"bytes", json_number(timed ? verdict.timing->bytes : 0.0)},
+                             {"flops", json_number(timed ? verdict.timing->flops : 0.0)},
+                             {"pct_peak_bw", json_number(timed ? verdict.timing->pct_peak_bw : 0.0)},
+                             {"pct_peak_flops", json_number(timed ? verdict.timing->pct_peak_flops : 0.0)}});
     if (verdict.status != Verdict::Status::kFailed) continue;
     data["failures"].push_back({{"suite", verdict.suite},
                                 {"op", verdict.op},

@@ -81,8 +81,16 @@ std::string verdict_json(const Verdict& verdict);
 // The verdict a line of verdict_json holds. Throws std::invalid_argument on another schema or
 // version, or text that is not such a line.
 Verdict verdict_from_json(const std::string& line);
-// Every verdict of a JSON Lines file (blank lines skipped).
-std::vector<Verdict> read_verdicts(const std::string& path);
+// What a verdict file holds. A bad line never ends the reading: where it names its case (the
+// operator, backend and case as strings), that case gets a failed verdict whose error is the
+// line's, located ("<path>:<line>:1: error: ..."); a line that names none is in `unreadable`,
+// located the same way, for the reader to fail what it expected from the file.
+struct VerdictFile {
+  std::vector<Verdict> verdicts;
+  std::vector<std::string> unreadable;
+};
+// Every verdict of a JSON Lines file (blank lines skipped; a missing file holds none).
+VerdictFile read_verdicts(const std::string& path);
 
 // Creates `path` (and its folder) empty: a run's verdicts replace the last run's.
 void start_verdicts(const std::string& path);

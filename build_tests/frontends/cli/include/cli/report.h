@@ -30,6 +30,7 @@ struct ResultsRun {
   std::string tag;
   std::vector<Verdict> verdicts;
   nlohmann::json run;
+  std::vector<std::string> unreadable;  // verdict lines that name no case, located (verdict.h)
 };
 // Tags for several results folders: each run's GPU model ("CPU" without one) where these differ
 // (one folder per GPU model), else the folders' names; numbered where two are still alike.
