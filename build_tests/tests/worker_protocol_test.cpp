@@ -45,6 +45,51 @@ TEST(ReferenceBound, AFigureWithinTwiceTheHonestFloorNeedsNoTiming) {
   EXPECT_TRUE(reference_figure_needs_timing(std::nan(""), kReferenceAgreement, 100));
 }
 
+// A worker's timing answer as the supervisor counts it: anything in the kernel's process can
+// rewrite it, so every figure is computed from the pairs it sends, and the flags that describe a
+// speedup are the supervisor's.
+nlohmann::json time_answer(std::vector<double> reference_s, std::vector<double> kernel_s, std::vector<std::string> flags = {}) {
+  return {{"reference_us", 1.0}, {"kernel_us", 1.0}, {"kernel_mean_us", 1.0}, {"speedup", 1000.0}, {"samples", 99},
+          {"iqr_pct", 0.0}, {"reference_iqr_pct", 0.0}, {"launch_overhead_us", 5.0}, {"hidden_work_us", 0.0},
+          {"flags", flags}, {"errors", std::vector<std::string>{}},
+          {"reference_samples", reference_s}, {"kernel_samples", kernel_s}};
+}
+
+TEST(CountedMeasurement, EveryFigureComesFromThePairsNotFromTheWorkersOwnFields) {
+  // Its fields say 1000x (what a kernel that rewrote only `speedup` was scored); its pairs, 0.08x.
+  const Measurement m = counted_measurement(time_answer({8e-6, 8e-6, 8e-6, 8e-6}, {100e-6, 100e-6, 100e-6, 100e-6}), 100);
+  EXPECT_NEAR(m.figures.speedup, 0.08, 1e-12);
+  EXPECT_NEAR(m.figures.reference_us, 8, 1e-9);
+  EXPECT_NEAR(m.figures.kernel_us, 100, 1e-9);
+  EXPECT_EQ(m.figures.samples, 4);
+  EXPECT_TRUE(m.errors.empty());
+  EXPECT_TRUE(m.flags.empty());
+}
+
+TEST(CountedMeasurement, OnlyFlagsThatFailACaseAreTakenFromTheWorker) {
+  // A worker that leaves out speedup_review, and claims flags that are this process's to decide.
+  const Measurement m = counted_measurement(
+      time_answer({300e-6, 300e-6}, {10e-6, 10e-6}, {"suspect", "overhead_dominated", "wrong_when_timed", "my_flag"}), 100);
+  EXPECT_EQ(m.flags, (std::vector<std::string>{"wrong_when_timed", "speedup_review"}));
+  EXPECT_NEAR(m.figures.speedup, 30.0, 1e-9);
+}
+
+TEST(CountedMeasurement, AMalformedAnswerIsAnError) {
+  EXPECT_THROW(counted_measurement(time_answer({}, {}), 100), std::runtime_error);              // no pairs
+  EXPECT_THROW(counted_measurement(time_answer({1e-6, 1e-6}, {1e-6}), 100), std::runtime_error);  // unpaired
+  EXPECT_THROW(counted_measurement(time_answer({1e-6}, {0.0}), 100), std::runtime_error);        // a kernel of no time
+  EXPECT_THROW(counted_measurement(time_answer({-1e-6}, {1e-6}), 100), std::runtime_error);
+  EXPECT_THROW(counted_measurement(time_answer(std::vector<double>(101, 1e-6), std::vector<double>(101, 1e-6)), 100),
+               std::runtime_error);  // more pairs than the request can need
+  nlohmann::json answer = time_answer({1e-6}, {1e-6});
+  answer["flags"] = {7};
+  EXPECT_THROW(counted_measurement(answer, 100), std::exception);
+  // A kernel that failed while timed has no pairs: its error is the answer, and it fails.
+  answer = time_answer({}, {});
+  answer["errors"] = {"impl1 failed while timed on relu.default case a: boom"};
+  EXPECT_EQ(counted_measurement(answer, 100).errors.size(), 1u);
+}
+
 TEST(WorkerProtocol, AMessageRoundTrips) {
   Pipe pipe;
   write_message(pipe.ends[1], {"{\"kind\":\"call\"}", {'a', 'b', 'c'}});

@@ -303,6 +303,8 @@ Measurement measure_case(const std::string& op_display, const c10::OperatorHandl
       };
       const PairedSamples pair = timer.sample_interleaved(fresh, reference_kept, candidate_kept);
       timer.after_batch = nullptr;
+      measured.reference_samples = pair.reference.values();
+      measured.kernel_samples = pair.kernel.values();
       figures.reference_us = pair.reference.median_seconds() * 1e6;
       figures.kernel_us = pair.kernel.median_seconds() * 1e6;
       figures.kernel_mean_us = pair.kernel.mean_seconds() * 1e6;

@@ -1002,7 +1002,8 @@ json figures_json(const Measurement& measured) {
           {"speedup", f.speedup},              {"samples", f.samples},
           {"iqr_pct", f.iqr_pct},              {"reference_iqr_pct", f.reference_iqr_pct},
           {"launch_overhead_us", f.launch_overhead_us}, {"hidden_work_us", f.hidden_work_us},
-          {"flags", measured.flags},           {"errors", measured.errors}};
+          {"flags", measured.flags},           {"errors", measured.errors},
+          {"reference_samples", measured.reference_samples}, {"kernel_samples", measured.kernel_samples}};
 }
 
 json answer_time(const json& header, const std::vector<char>& payload, bool& fatal) {
@@ -1161,30 +1162,15 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
   if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
   Measurement measured;
   try {
-    const json m = answer.at("measurement");
-    TimingFigures& f = measured.figures;
-    f.reference_us = m.at("reference_us").get<double>();
-    f.kernel_us = m.at("kernel_us").get<double>();
-    f.kernel_mean_us = m.at("kernel_mean_us").get<double>();
-    f.speedup = m.at("speedup").get<double>();
-    f.samples = m.at("samples").get<int>();
-    f.iqr_pct = m.at("iqr_pct").get<double>();
-    f.reference_iqr_pct = m.at("reference_iqr_pct").get<double>();
-    f.launch_overhead_us = m.at("launch_overhead_us").get<double>();
-    f.hidden_work_us = m.at("hidden_work_us").get<double>();
-    measured.flags = m.at("flags").get<std::vector<std::string>>();
-    measured.errors = m.at("errors").get<std::vector<std::string>>();
-    for (const double value : {f.reference_us, f.kernel_us, f.speedup}) {
-      if (!std::isfinite(value) || value < 0) throw std::runtime_error("a figure that is not a finite number of at least 0");
-    }
-    if (f.samples < 0) throw std::runtime_error("a negative sample count");
+    measured = counted_measurement(answer.at("measurement"), int64_t{settings.stopping.max_samples} + settings.layout.batch_pairs);
   } catch (const std::exception& error) {
     throw std::runtime_error(std::string("the kernel worker's timing answer is malformed: ") + error.what());
   }
-  // The bound from outside: at least half the samples lie at or above each median, and the
-  // samples ran one after another inside this request.
+  // The bound from outside: the samples ran one after another inside this request, so together
+  // they took no longer than it did.
   const TimingFigures& f = measured.figures;
-  const double claimed = f.samples / 2.0 * (f.reference_us + f.kernel_us) / 1e6;
+  double claimed = 0;
+  for (size_t i = 0; i < measured.kernel_samples.size(); ++i) claimed += measured.reference_samples[i] + measured.kernel_samples[i];
   if (measured.errors.empty() && claimed > observed) {
     measured.flags.push_back("timing_disagrees");
     measured.errors.push_back(backend.name() + " (" + backend.source() + "): the timing its worker reported (" +
@@ -1241,6 +1227,60 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
 
 bool reference_figure_needs_timing(double worker_reference_us, double agreement, double honest_floor_us) {
   return !(worker_reference_us <= agreement * honest_floor_us + kReferenceSlackUs);
+}
+
+Measurement counted_measurement(const json& m, int64_t most_samples) {
+  Measurement measured;
+  TimingFigures& f = measured.figures;
+  const auto figure = [&m](const char* key) {
+    const double value = m.at(key).get<double>();
+    if (!std::isfinite(value) || value < 0) throw std::runtime_error(std::string(key) + " is not a finite number of at least 0");
+    return value;
+  };
+  // Flags that fail a case, or only add to the kernel's time, are believed (a worker can only
+  // lose by them); the others describe a speedup, and this process decides those itself
+  // (here speedup_review; time_case suspect and overhead_dominated).
+  for (const std::string& flag : m.at("flags").get<std::vector<std::string>>()) {
+    if (flag == "wrong_when_timed" || flag == "hidden_work" || flag == "host_time_added") measured.flags.push_back(flag);
+  }
+  measured.errors = m.at("errors").get<std::vector<std::string>>();
+  measured.reference_samples = m.at("reference_samples").get<std::vector<double>>();
+  measured.kernel_samples = m.at("kernel_samples").get<std::vector<double>>();
+  const size_t pairs = measured.kernel_samples.size();
+  if (pairs == 0 && !measured.errors.empty()) return measured;  // it failed while timed: nothing to count
+  if (pairs == 0 || measured.reference_samples.size() != pairs) throw std::runtime_error("no pairs of samples, or unpaired ones");
+  if (static_cast<int64_t>(pairs) > most_samples) {
+    throw std::runtime_error(std::to_string(pairs) + " pairs of samples, more than the " + std::to_string(most_samples) + " asked for");
+  }
+  PairedSamples pair;
+  for (size_t i = 0; i < pairs; ++i) {
+    const double reference = measured.reference_samples[i], kernel = measured.kernel_samples[i];
+    if (!std::isfinite(reference) || !std::isfinite(kernel) || reference <= 0 || kernel <= 0) {
+      throw std::runtime_error("a sample that is not a positive number of seconds");
+    }
+    pair.reference.add(reference);
+    pair.kernel.add(kernel);
+    pair.ratios.push_back(reference / kernel);
+  }
+  // Every figure counted, computed here as measure_case computes its own; the worker's are not read.
+  f.reference_us = pair.reference.median_seconds() * 1e6;
+  f.kernel_us = pair.kernel.median_seconds() * 1e6;
+  f.kernel_mean_us = pair.kernel.mean_seconds() * 1e6;
+  f.speedup = pair.speedup();
+  f.samples = pair.kernel.count();
+  f.iqr_pct = pair.kernel.iqr_percent();
+  f.reference_iqr_pct = pair.reference.iqr_percent();
+  f.launch_overhead_us = figure("launch_overhead_us");
+  f.hidden_work_us = figure("hidden_work_us");
+  if (std::find(measured.flags.begin(), measured.flags.end(), "host_time_added") != measured.flags.end()) {
+    // Host time the events missed, added to the kernel's as measure_case adds it.
+    const double timed_us = f.kernel_us;
+    f.kernel_us += f.hidden_work_us;
+    f.kernel_mean_us += f.hidden_work_us;
+    f.speedup *= timed_us / f.kernel_us;
+  }
+  if (f.speedup > kSpeedupReviewThreshold) measured.flags.push_back("speedup_review");
+  return measured;
 }
 
 Measurement measure_in_worker(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,

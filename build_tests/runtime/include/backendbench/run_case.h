@@ -40,6 +40,9 @@ struct Measurement {
   // Wall milliseconds this process spent timing the reference itself to bound a kernel worker's
   // figure (worker.h), over every attempt; 0 where it was not needed.
   double bound_ms = 0;
+  // The interleaved pairs the figures come from (seconds, in the order timed): what a kernel
+  // worker sends, for the supervisor to compute every figure it counts (worker.h).
+  std::vector<double> reference_samples, kernel_samples;
 };
 // Times `backend` against the reference on `value_sets` (the case's draws; the first is the
 // one timed, the others alternate between batches) in this process.

@@ -16,6 +16,8 @@
 // kernels it loaded in its own process (backend.h), until its input closes.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <string>
 
 #include "backendbench/run_case.h"
@@ -91,6 +93,17 @@ inline constexpr double kReferenceSlackUs = 2.0;
 // honest_floor_seconds, 0 where the peaks are no bound), plus kReferenceSlackUs, since this
 // process's own figure could only be higher and the bound would hold.
 bool reference_figure_needs_timing(double worker_reference_us, double agreement, double honest_floor_us);
+// What this process counts of a kernel worker's `time` answer (its "measurement" object), since
+// anything in the kernel's process can rewrite it: every figure that counts (the medians, mean,
+// spreads, sample count and the speedup, the interquartile mean of the pairs' ratios) computed
+// here from the interleaved pairs the worker sends (reference_samples, kernel_samples, seconds),
+// as measure_case computes its own; the worker's own figures are never read. Of the worker's
+// flags only those that fail a case or add to the kernel's time (wrong_when_timed, hidden_work,
+// host_time_added) are kept; speedup_review is decided here. measure_in_worker then bounds the
+// pairs: together they took no longer than the request. Throws std::runtime_error for a malformed
+// answer: no pairs, unpaired samples, more pairs than `most_samples`, a sample that is not a
+// positive number of seconds, a flag or error that is not text.
+Measurement counted_measurement(const nlohmann::json& measurement, int64_t most_samples);
 // `drawn_from` says how each value set was made; the worker then makes them itself (nothing
 // crosses but the figures); empty, the value sets are sent. `checked_outputs`: the reference's
 // outputs on value_sets[0] as the checks computed them (for the roofline's floor), or nullptr.
