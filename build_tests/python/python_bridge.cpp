@@ -142,10 +142,29 @@ std::string python_type_name(const py::handle& object) {
   return py::str(py::type::handle_of(object).attr("__qualname__")).cast<std::string>();
 }
 
+// Refuses a torch.Tensor subclass among a kernel's results (nn.Parameter, data only, is a plain
+// tensor): a subclass, a __torch_dispatch__ wrapper say, can defer its work until its values are
+// read, after the call is timed, or be read differently than a plain tensor.
+void refuse_tensor_subclasses(const py::handle& value) {
+  if (py::isinstance<py::tuple>(value) || py::isinstance<py::list>(value)) {
+    for (const py::handle item : py::reinterpret_borrow<py::sequence>(value)) refuse_tensor_subclasses(item);
+    return;
+  }
+  const py::module_ torch = py::module_::import("torch");
+  const py::object tensor = torch.attr("Tensor");
+  if (!py::isinstance(value, tensor)) return;
+  const py::handle type = reinterpret_cast<PyObject*>(Py_TYPE(value.ptr()));
+  if (type.is(tensor) || type.is(torch.attr("nn").attr("Parameter"))) return;
+  throw std::runtime_error("it returned a " + python_type_name(value) +
+                           ", a subclass of torch.Tensor; expected a plain torch.Tensor (a subclass can defer its work "
+                           "until its values are read, after the call is timed)");
+}
+
 // The kernel's result onto the stack, typed as the schema's returns.
 void push_results(const c10::FunctionSchema& schema, const py::object& result, torch::jit::Stack& stack) {
   const std::vector<c10::Argument>& returns = schema.returns();
   if (returns.empty()) return;
+  refuse_tensor_subclasses(result);
   auto convert = [&](const py::handle& value, const c10::Argument& expected) {
     try {
       stack.push_back(torch::jit::toIValue(value, expected.real_type()));
