@@ -212,6 +212,30 @@ TEST(WorkerProtocol, HostileMessagesAreErrors) {
   }
 }
 
+TEST(WorkerProtocol, APayloadOverWhatTheRequestCanNeedIsRefusedFromItsHeader) {
+  // A header that claims 32 GiB, and no byte of it sent: refused at once, nothing waited for or kept.
+  Pipe pipe;
+  pipe.write_raw("{\"payload_bytes\":34359738368}\n");
+  try {
+    MessageReader(pipe.ends[0]).read(5000, 1 << 20);
+    FAIL() << "no error";
+  } catch (const ProtocolError& error) {
+    EXPECT_EQ(std::string(error.what()), "a payload of 34359738368 bytes, more than the 1048576 its request can need");
+  }
+  // Within the limit, the same reader takes it.
+  Pipe small;
+  write_message(small.ends[1], {"{}", std::vector<char>(100, 'x')});
+  const std::optional<Message> read = MessageReader(small.ends[0]).read(5000, 100);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->payload.size(), 100u);
+}
+
+TEST(WorkerProtocol, AStacksBytesAreItsTensorsInListsAndTuplesToo) {
+  const at::Tensor four = at::zeros({4}, at::kFloat), two = at::zeros({2}, at::kDouble);
+  const Stack stack = {four, c10::List<at::Tensor>({two, two}), c10::ivalue::Tuple::create({c10::IValue(four)}), 7, at::Tensor()};
+  EXPECT_EQ(stack_bytes(stack), 16u + 32u + 16u);
+}
+
 TEST(WorkerProtocol, ASilentWorkerTimesOut) {
   Pipe pipe;
   EXPECT_THROW(MessageReader(pipe.ends[0]).read(50), TimeoutError);

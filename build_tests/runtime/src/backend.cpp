@@ -155,6 +155,22 @@ Backend::ObservedCall Backend::call_observed(const c10::OperatorHandle& op, Stac
 
 namespace {
 
+uint64_t value_bytes(const c10::IValue& value) {
+  if (value.isTensor()) {
+    const at::Tensor& tensor = value.toTensor();
+    return tensor.defined() ? static_cast<uint64_t>(tensor.numel()) * tensor.element_size() : 0;
+  }
+  uint64_t bytes = 0;
+  if (value.isTensorList()) {
+    for (const at::Tensor& tensor : value.toTensorVector()) bytes += value_bytes(tensor);
+  } else if (value.isList()) {
+    for (const c10::IValue& item : value.toListRef()) bytes += value_bytes(item);
+  } else if (value.isTuple()) {
+    for (const c10::IValue& item : value.toTupleRef().elements()) bytes += value_bytes(item);
+  }
+  return bytes;
+}
+
 // Each draw prepared, then called here (call_observed).
 class DrawCallsHere : public Backend::DrawCalls {
  public:
@@ -172,6 +188,14 @@ class DrawCallsHere : public Backend::DrawCalls {
 };
 
 }  // namespace
+
+uint64_t stack_bytes(const Stack& stack) {
+  uint64_t bytes = 0;
+  for (const c10::IValue& value : stack) bytes += value_bytes(value);
+  return bytes;
+}
+
+void Backend::DrawCalls::expect_outputs(const Stack& outputs) { expected_output_bytes_ = stack_bytes(outputs); }
 
 std::unique_ptr<Backend::DrawCalls> Backend::call_draws(const c10::OperatorHandle& op, c10::Device device,
                                                         std::vector<InputDraw> draws) const {

@@ -186,13 +186,15 @@ class WorkerPool {
   }
 
   // One request to the worker of `gpu`'s class; its response header (and payload into
-  // `payload`). Throws std::runtime_error with the worker's last output when it fails.
-  json request(bool gpu, const json& header, const std::vector<char>& payload, std::vector<char>* response_payload) {
+  // `payload`, of at most `max_payload_bytes`; a request whose answer carries none, a null
+  // `payload`, takes none). Throws std::runtime_error with the worker's last output when it fails.
+  json request(bool gpu, const json& header, const std::vector<char>& payload, std::vector<char>* response_payload,
+               uint64_t max_payload_bytes = worker::kMaxPayloadBytes) {
     std::lock_guard<std::mutex> lock(mutex_);
     WorkerProcess& worker = started_worker(gpu);
     return failing_worker(worker, [&] {
       send(worker, header, payload);
-      return receive(worker, response_payload);
+      return receive(worker, response_payload, response_payload == nullptr ? 0 : max_payload_bytes);
     });
   }
 
@@ -221,16 +223,18 @@ class WorkerPool {
     }
     // The answers still owed, read and dropped: a later request must not get them, and slots
     // they announce are mapped here. Throws as next() does when the worker fails meanwhile.
-    void drop_the_rest() {
+    void drop_the_rest(uint64_t max_payload_bytes = worker::kMaxPayloadBytes) {
       std::vector<char> dropped;
-      while (owed_ > 0) (void)next(&dropped);
+      while (owed_ > 0) (void)next(&dropped, max_payload_bytes);
     }
-    // The next answer, as request() returns it; throws as request() does (none is owed after).
-    json next(std::vector<char>* response_payload) {
+    // The next answer, as request() returns it, its payload of at most `max_payload_bytes`;
+    // throws as request() does (none is owed after).
+    json next(std::vector<char>* response_payload, uint64_t max_payload_bytes = worker::kMaxPayloadBytes) {
       if (owed_ == 0) throw std::logic_error("no answer owed");
       WorkerProcess& worker = pool_.workers_[gpu_];
       try {
-        json answer = pool_.failing_worker(worker, [&] { return pool_.receive(worker, response_payload); });
+        json answer =
+            pool_.failing_worker(worker, [&] { return pool_.receive(worker, response_payload, max_payload_bytes); });
         owed_ = answer.contains("error") ? 0 : owed_ - 1;
         return answer;
       } catch (...) {
@@ -289,7 +293,7 @@ class WorkerPool {
         json load = request_header("load");
         load["manifest"] = manifest_;
         send(worker, load, {});
-        (void)receive(worker, nullptr);
+        (void)receive(worker, nullptr, 0);
       }
       return exchange();
     } catch (const worker::TimeoutError&) {
@@ -349,8 +353,8 @@ class WorkerPool {
     worker::write_message(worker.to, {header.dump(), payload});
   }
 
-  json receive(WorkerProcess& worker, std::vector<char>* response_payload) {
-    std::optional<worker::Message> answer = worker.reader->read(timeout_ms_);
+  json receive(WorkerProcess& worker, std::vector<char>* response_payload, uint64_t max_payload_bytes) {
+    std::optional<worker::Message> answer = worker.reader->read(timeout_ms_, max_payload_bytes);
     forward_log(worker);
     if (!answer) throw worker::ProtocolError("it closed its pipe without an answer");
     json parsed = json::parse(answer->header, nullptr, /*allow_exceptions=*/false);
@@ -758,7 +762,10 @@ class WorkerBackend : public Backend {
           answers_ = std::make_unique<WorkerPool::Answers>(WorkerPool::instance(), device_.is_cuda(), header, draws_.size());
         }
         if (!prepared) run_prepare();  // while the worker calls this draw
-        answer = answers_->next(&payload);
+        // What the answer may carry: the inputs as the call left them and the outputs, a small
+        // multiple of what the reference's take (a kernel's outputs may be views of more).
+        if (stack != nullptr) answer_limit_ = kAnswerSlackBytes + kAnswerMultiple * (stack_bytes(*stack) + expected_output_bytes_);
+        answer = answers_->next(&payload, answer_limit_);
       } catch (const std::exception& error) {
         if (const auto* hung = dynamic_cast<const WorkerHung*>(&error)) backend_.hung_ = hung->what();
         // The worker failed before or during this process's preparation: a case decided there
@@ -776,7 +783,7 @@ class WorkerBackend : public Backend {
     ~Draws() override {
       if (!answers_) return;
       try {
-        answers_->drop_the_rest();
+        answers_->drop_the_rest(answer_limit_);  // the other draws' shapes are this one's
       } catch (const WorkerHung& error) {
         backend_.hung_ = error.what();
       } catch (const std::exception&) {
@@ -787,6 +794,7 @@ class WorkerBackend : public Backend {
    private:
     const WorkerBackend& backend_;
     std::unique_ptr<WorkerPool::Answers> answers_;  // the pool is held while it lives
+    uint64_t answer_limit_ = worker::kMaxPayloadBytes;
   };
 
   // The call's answer, its outputs and the inputs as the call left them written into `stack`'s

@@ -82,7 +82,7 @@ void write_message(int fd, const Message& message) {
   if (!message.payload.empty()) write_all(fd, message.payload.data(), message.payload.size());
 }
 
-std::optional<Message> MessageReader::read(int64_t timeout_ms) {
+std::optional<Message> MessageReader::read(int64_t timeout_ms, uint64_t max_payload_bytes) {
   std::optional<Clock::time_point> deadline;
   if (timeout_ms >= 0) deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   Message message;
@@ -106,6 +106,10 @@ std::optional<Message> MessageReader::read(int64_t timeout_ms) {
     unread_.append(chunk, got);
   }
   const uint64_t size = payload_size(message.header);
+  if (size > max_payload_bytes) {
+    throw ProtocolError("a payload of " + std::to_string(size) + " bytes, more than the " + std::to_string(max_payload_bytes) +
+                        " its request can need");
+  }
   // What was read already, then the rest; grown as bytes arrive, never reserved up front: a
   // size is only a claim.
   size_t done = static_cast<size_t>(std::min<uint64_t>(size, unread_.size()));

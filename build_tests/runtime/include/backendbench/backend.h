@@ -82,8 +82,14 @@ class Backend {
         : op_(op), device_(device), draws_(std::move(draws)) {}
     virtual ~DrawCalls() = default;
     virtual std::optional<ObservedCall> next(const std::function<Stack*()>& prepare) = 0;
+    // What the reference answered for the draw `prepare` is making, told by the check as it
+    // prepares it: a kernel worker's answer may carry no more than a small multiple of those
+    // outputs' and the draw's inputs' bytes (worker.h), so no answer makes the supervisor keep
+    // what its request cannot need.
+    void expect_outputs(const Stack& outputs);
 
    protected:
+    uint64_t expected_output_bytes_ = 0;
     // The index of the draw this next() calls; throws std::logic_error past the last.
     size_t take_next() {
       if (next_ >= draws_.size()) throw std::logic_error("more draws asked for than were given");
@@ -146,6 +152,9 @@ class BackendRegistry {
 
 // The process's registry, holding the reference and the calibration backends from the start.
 BackendRegistry& backends();
+
+// The bytes of the tensors a stack holds (in lists and tuples too), as numel × element size.
+uint64_t stack_bytes(const Stack& stack);
 
 // Registers the kernels of one kernel library (a shared library built from a binding, which
 // exports backendbench_kernel_entries). Throws std::runtime_error naming the path and the cause.

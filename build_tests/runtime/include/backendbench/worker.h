@@ -104,6 +104,12 @@ bool reference_figure_needs_timing(double worker_reference_us, double agreement,
 // answer: no pairs, unpaired samples, more pairs than `most_samples`, a sample that is not a
 // positive number of seconds, a flag or error that is not text.
 Measurement counted_measurement(const nlohmann::json& measurement, int64_t most_samples);
+// A call's answer may carry at most kAnswerMultiple times the bytes of the draw's inputs and of the
+// reference's outputs, plus kAnswerSlackBytes (the payload's table and structure, small outputs):
+// a worker's claim of a payload beyond it is a protocol error before a byte of it is kept (a
+// claimed 32 GiB was accepted and filled as it came: 1 GiB streamed took the supervisor to 2.4 GB).
+inline constexpr uint64_t kAnswerMultiple = 4;
+inline constexpr uint64_t kAnswerSlackBytes = uint64_t{16} << 20;
 // `drawn_from` says how each value set was made; the worker then makes them itself (nothing
 // crosses but the figures); empty, the value sets are sent. `checked_outputs`: the reference's
 // outputs on value_sets[0] as the checks computed them (for the roofline's floor), or nullptr.

@@ -70,9 +70,10 @@ class MessageReader {
  public:
   explicit MessageReader(int fd) : fd_(fd) {}
   // Reads one message, waiting at most `timeout_ms` in all (< 0: no limit); nullopt when the pipe
-  // is closed before a message starts. Throws ProtocolError on a malformed or over-long message,
-  // and TimeoutError when the time runs out.
-  std::optional<Message> read(int64_t timeout_ms);
+  // is closed before a message starts. Throws ProtocolError on a malformed or over-long message
+  // (a payload over `max_payload_bytes`, what the request can need, is refused from its header,
+  // before a byte of it is kept), and TimeoutError when the time runs out.
+  std::optional<Message> read(int64_t timeout_ms, uint64_t max_payload_bytes = kMaxPayloadBytes);
 
  private:
   int fd_;
