@@ -6,7 +6,9 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -14,6 +16,7 @@
 
 #include "backendbench/backend.h"
 #include "backendbench/inputs.h"
+#include "backendbench/kernel_imports.h"
 #include "backendbench/worker.h"
 
 namespace backendbench::worker {
@@ -335,3 +338,53 @@ TEST(KeptDraws, ADrawIsHandedOverOnceAsMadeAndAnotherCaseDropsIt) {
 
 }  // namespace
 }  // namespace backendbench::worker
+
+namespace backendbench {
+namespace {
+
+TEST(KernelImports, AnOperatorsOwnEntryPointsAreToldFromOthers) {
+  EXPECT_TRUE(is_entry_point_of("at::cpu::relu(at::Tensor const&)", "relu"));
+  EXPECT_TRUE(is_entry_point_of("at::native::relu_(at::Tensor&)", "relu"));
+  EXPECT_TRUE(is_entry_point_of("at::_ops::relu::redispatch(c10::DispatchKeySet, at::Tensor const&)", "relu"));
+  EXPECT_TRUE(is_entry_point_of("at::_ops::add_Tensor::call(at::Tensor const&, at::Tensor const&, c10::Scalar const&)", "add"));
+  EXPECT_TRUE(is_entry_point_of("at::_ops::add__Tensor::call(at::Tensor&, at::Tensor const&, c10::Scalar const&)", "add"));
+  EXPECT_TRUE(is_entry_point_of("at::cpu::add_out(at::Tensor&, at::Tensor const&, at::Tensor const&, c10::Scalar const&)", "add"));
+  // Another operator whose name starts with the family's, and other members.
+  EXPECT_FALSE(is_entry_point_of("at::_ops::max_pool2d::call(at::Tensor const&, c10::ArrayRef<long>)", "max"));
+  EXPECT_FALSE(is_entry_point_of("at::cpu::relu6(at::Tensor const&)", "relu"));
+  EXPECT_FALSE(is_entry_point_of("at::_ops::relu::schema()", "relu"));
+  EXPECT_FALSE(is_entry_point_of("at::_ops::clamp_min::call(at::Tensor const&, c10::Scalar const&)", "relu"));
+}
+
+TEST(KernelImports, AKernelsLibraryIsFoundByItsFileNameInTheManifest) {
+  const std::string manifest = ::testing::TempDir() + "/gallery_wrong.txt";
+  std::ofstream(manifest) << "/b/libbackendbench_kernel_gallery_wrong_add___Tensor_implementation_1.so\n"
+                          << "/b/libbackendbench_kernel_gallery_wrong_relu_implementation_1.so\n"
+                          << "/b/libbackendbench_kernel_gallery_wrong_relu_implementation_12.so\n"
+                          << "/b/libbackendbench_kernel_gallery_wrong_add_implementation_1.so\n"
+                          << "python /k/relu/relu_implementation_3.py\n";
+  EXPECT_EQ(kernel_library(manifest, "relu.default", "impl1"), "/b/libbackendbench_kernel_gallery_wrong_relu_implementation_1.so");
+  EXPECT_EQ(kernel_library(manifest, "relu.default", "impl12"), "/b/libbackendbench_kernel_gallery_wrong_relu_implementation_12.so");
+  EXPECT_EQ(kernel_library(manifest, "add_.Tensor", "impl1"), "/b/libbackendbench_kernel_gallery_wrong_add___Tensor_implementation_1.so");
+  EXPECT_EQ(kernel_library(manifest, "add.Tensor", "impl1"), "/b/libbackendbench_kernel_gallery_wrong_add_implementation_1.so");
+  EXPECT_EQ(kernel_library(manifest, "add.out", "impl1"), "/b/libbackendbench_kernel_gallery_wrong_add_implementation_1.so");  // served by add's
+  EXPECT_EQ(kernel_library(manifest, "relu.default", "impl3"), "");  // a Python kernel: no library
+  EXPECT_EQ(kernel_library(manifest, "relu.default", "flag_gems"), "");
+}
+
+TEST(KernelImports, ALibrarysUndefinedSymbolsAreReadFromItsFile) {
+  // This executable's own libtorch imports: libtorch_cpu is linked, and it imports from c10.
+  EXPECT_THROW(undefined_symbols(::testing::TempDir() + "/gallery_wrong.txt"), std::runtime_error);  // not ELF
+  std::ifstream maps("/proc/self/maps");
+  std::string torch_cpu;
+  for (std::string line; std::getline(maps, line);) {
+    const size_t at = line.find('/');
+    if (at != std::string::npos && line.find("libtorch_cpu.so") != std::string::npos) torch_cpu = line.substr(at);
+  }
+  ASSERT_FALSE(torch_cpu.empty());
+  const std::vector<std::string> symbols = undefined_symbols(torch_cpu);
+  EXPECT_TRUE(std::any_of(symbols.begin(), symbols.end(), [](const std::string& s) { return s.rfind("c10::", 0) == 0; }));
+}
+
+}  // namespace
+}  // namespace backendbench

@@ -40,6 +40,7 @@
 #include "backendbench/run_start.h"
 #include "backendbench/sandbox.h"
 #include "backendbench/tensor_values.h"
+#include "backendbench/kernel_imports.h"
 #include "backendbench/timing.h"
 #include "backendbench/worker_protocol.h"
 
@@ -1353,7 +1354,11 @@ void start_kernel_workers(const std::string& manifest, const Settings& settings)
                                "'; expected impl<N> or an op library of the manifest, on cpu, cuda or reference");
     }
     try {
-      backends().add(entry.at("operator").get<std::string>(), std::make_unique<WorkerBackend>(entry));
+      const std::string op = entry.at("operator").get<std::string>();
+      auto backend = std::make_unique<WorkerBackend>(entry);
+      // Its library as the manifest names it (kernel_imports.h), not as the worker's listing says.
+      set_kernel_library(*backend, kernel_library(manifest, op, name));
+      backends().add(op, std::move(backend));
     } catch (const json::exception& error) {
       throw std::runtime_error(std::string("the kernel worker listed a malformed kernel: ") + error.what());
     }
@@ -1363,12 +1368,14 @@ void start_kernel_workers(const std::string& manifest, const Settings& settings)
 void stop_kernel_workers() {
   WorkerPool::instance().stop_all();
   backends().remove_worker_backends();
+  forget_kernel_libraries();
 }
 
 void keep_kernel_workers_between_jobs() { WorkerPool::instance().keep_between_jobs(); }
 
 bool forget_kernels_keep_workers() {
   backends().remove_worker_backends();
+  forget_kernel_libraries();
   return WorkerPool::instance().has_running_worker();
 }
 

@@ -1,0 +1,42 @@
+// What a kernel's shared library imports, read by the supervisor from the file (never loaded
+// here, never asked of a worker): a kernel whose library imports ATen's own implementation of
+// the operator it replaces (at::cpu::relu, at::native::relu, at::_ops::relu::redispatch, ...) can
+// call it past the worker's observer (a redispatch below it, the observer switched off, another
+// thread), so the no_fallback_imports check fails it on what it imports.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace backendbench {
+
+class Backend;
+
+// The shared library of kernel `backend` (impl<N>) of `op_display` among the library lines of the
+// kernel manifest `manifest` (kernel_manifests/<set>.txt, as the build names them:
+// libbackendbench_kernel_[<set>_]<folder>_implementation_<N>.so), read by file name only: the
+// library whose folder names `op_display`, or the functional operator whose kernel serves it (its
+// in-place and out= siblings). "" when none does (a Python kernel, an op library).
+std::string kernel_library(const std::string& manifest, const std::string& op_display, const std::string& backend);
+
+// The library a kernel backend of this process was found in (set when its worker listed it;
+// kernel_library above), "" for any other backend; what the no_fallback_imports check reads.
+void set_kernel_library(const Backend& backend, std::string library);
+std::string kernel_library_of(const Backend& backend);
+// Forgets every backend's library (their backends are being removed).
+void forget_kernel_libraries();
+
+// The undefined dynamic symbols of an ELF shared library, demangled. Throws std::runtime_error
+// for a file that is not a 64-bit ELF object.
+std::vector<std::string> undefined_symbols(const std::string& library);
+
+// Whether the demangled symbol `symbol` is an ATen entry point of the operator family `family`
+// (relu for relu.default and relu_.default, add for add.Tensor): at::cpu::, at::cuda::,
+// at::native:: and the composite namespaces' functions of it (and its _out forms), or
+// at::_ops::<its overload>::call / redispatch.
+bool is_entry_point_of(const std::string& symbol, const std::string& family);
+
+// The entry points of `op_display`'s family that `library` imports (each read once per process).
+const std::vector<std::string>& fallback_imports(const std::string& library, const std::string& op_display);
+
+}  // namespace backendbench

@@ -1,0 +1,185 @@
+// A kernel library's imports of its own operator; see kernel_imports.h.
+#include "backendbench/kernel_imports.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <cxxabi.h>
+#include <elf.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+#include "language/naming.h"
+
+namespace backendbench {
+namespace {
+
+std::string base_name(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// add_.Tensor → add: the family an operator belongs to (as no_fallback reads it).
+std::string family_of(const std::string& op_display) {
+  std::string name = op_display.substr(0, op_display.find('.'));
+  if (name.size() > 1 && name.back() == '_' && name.compare(0, 2, "__") != 0) name.pop_back();
+  return name;
+}
+
+// Whether the kernel of folder operator `served` serves `wanted`: itself, or its in-place or
+// out= sibling (model.h's derive_variants, by name).
+bool serves(const naming::OperatorName& served, const naming::OperatorName& wanted) {
+  if (served == wanted) return true;
+  if (wanted.base == served.base + "_" && wanted.overload == served.overload) return true;
+  return wanted.base == served.base && (wanted.overload == "out" || wanted.overload == served.overload + "_out");
+}
+
+bool has_overload(const std::string& base, const std::string& overload) {
+  return c10::Dispatcher::singleton().findSchema({"aten::" + base, overload}).has_value();
+}
+
+std::string demangled(const char* name) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(name, nullptr, nullptr, &status), std::free);
+  return status == 0 && text ? std::string(text.get()) : std::string(name);
+}
+
+}  // namespace
+
+std::string kernel_library(const std::string& manifest, const std::string& op_display, const std::string& backend) {
+  if (backend.size() <= 4 || backend.rfind("impl", 0) != 0) return "";
+  const std::optional<naming::OperatorName> wanted = naming::OperatorName::from_user(op_display);
+  if (!wanted) return "";
+  std::string set = base_name(manifest);
+  if (ends_with(set, ".txt")) set.resize(set.size() - 4);
+  const std::string prefix = "libbackendbench_kernel_" + (set == "default" ? std::string() : set + "_");
+  const std::string number = "_implementation_" + backend.substr(4) + ".so";
+  std::ifstream lines(manifest);
+  for (std::string line; std::getline(lines, line);) {
+    const std::string name = base_name(line);
+    if (name.rfind(prefix, 0) != 0 || !ends_with(name, number)) continue;
+    const std::string folder = name.substr(prefix.size(), name.size() - prefix.size() - number.size());
+    const std::optional<naming::OperatorName> served = naming::OperatorName::from_folder(folder);
+    if (served && serves(*served, *wanted)) return line;
+  }
+  return "";
+}
+
+namespace {
+
+std::mutex& libraries_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::map<const Backend*, std::string>& libraries() {
+  static auto* by_backend = new std::map<const Backend*, std::string>;  // never destroyed: read at exit too
+  return *by_backend;
+}
+
+}  // namespace
+
+void set_kernel_library(const Backend& backend, std::string library) {
+  std::lock_guard<std::mutex> lock(libraries_mutex());
+  if (library.empty()) {
+    libraries().erase(&backend);
+  } else {
+    libraries()[&backend] = std::move(library);
+  }
+}
+
+std::string kernel_library_of(const Backend& backend) {
+  std::lock_guard<std::mutex> lock(libraries_mutex());
+  const auto found = libraries().find(&backend);
+  return found == libraries().end() ? std::string() : found->second;
+}
+
+void forget_kernel_libraries() {
+  std::lock_guard<std::mutex> lock(libraries_mutex());
+  libraries().clear();
+}
+
+std::vector<std::string> undefined_symbols(const std::string& library) {
+  std::ifstream in(library, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  const auto fail = [&](const std::string& what) { return std::runtime_error(library + ": " + what); };
+  if (bytes.size() < sizeof(Elf64_Ehdr) || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0 ||
+      bytes[EI_CLASS] != ELFCLASS64) {
+    throw fail("not a 64-bit ELF object");
+  }
+  Elf64_Ehdr header;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  const auto section = [&](size_t index) {
+    const uint64_t at = header.e_shoff + index * uint64_t{header.e_shentsize};
+    if (header.e_shentsize < sizeof(Elf64_Shdr) || at + sizeof(Elf64_Shdr) > bytes.size()) throw fail("a section header beyond the file");
+    Elf64_Shdr found;
+    std::memcpy(&found, bytes.data() + at, sizeof found);
+    if (found.sh_type != SHT_NOBITS && (found.sh_offset > bytes.size() || found.sh_size > bytes.size() - found.sh_offset)) {
+      throw fail("a section beyond the file");
+    }
+    return found;
+  };
+  std::vector<std::string> symbols;
+  for (size_t i = 0; i < header.e_shnum; ++i) {
+    const Elf64_Shdr table = section(i);
+    if (table.sh_type != SHT_DYNSYM || table.sh_entsize < sizeof(Elf64_Sym)) continue;
+    const Elf64_Shdr names = section(table.sh_link);
+    for (uint64_t at = 0; at + sizeof(Elf64_Sym) <= table.sh_size; at += table.sh_entsize) {
+      Elf64_Sym symbol;
+      std::memcpy(&symbol, bytes.data() + table.sh_offset + at, sizeof symbol);
+      if (symbol.st_shndx != SHN_UNDEF || symbol.st_name == 0 || symbol.st_name >= names.sh_size) continue;
+      const char* name = bytes.data() + names.sh_offset + symbol.st_name;
+      if (std::memchr(name, '\0', names.sh_size - symbol.st_name) == nullptr) throw fail("a symbol name without its end");
+      symbols.push_back(demangled(name));
+    }
+  }
+  return symbols;
+}
+
+bool is_entry_point_of(const std::string& symbol, const std::string& family) {
+  static const char* const kImplementations[] = {"at::cpu::", "at::cuda::", "at::native::", "at::compositeexplicitautograd::",
+                                                 "at::compositeimplicitautograd::",
+                                                 "at::compositeexplicitautogradnonfunctional::"};
+  for (const char* space : kImplementations) {
+    const size_t length = std::strlen(space);
+    if (symbol.compare(0, length, space) != 0) continue;
+    const std::string function = symbol.substr(length, symbol.find('(') - length);
+    for (const std::string& form : {family, family + "_", family + "_out", family + "_outf", family + "_symint"}) {
+      if (function == form) return true;
+    }
+  }
+  // at::_ops::<base>[_<overload>]::call / ::redispatch: the overload read back against libtorch's
+  // own (max_pool2d is not max's overload pool2d).
+  const std::string ops = "at::_ops::";
+  if (symbol.compare(0, ops.size(), ops) != 0) return false;
+  const size_t end = symbol.find("::", ops.size());
+  if (end == std::string::npos) return false;
+  const std::string member = symbol.substr(end + 2, symbol.find('(', end) - end - 2);
+  if (member != "call" && member != "redispatch") return false;
+  const std::string name = symbol.substr(ops.size(), end - ops.size());
+  if (name == family || name == family + "_") return true;
+  if (name.compare(0, family.size() + 2, family + "__") == 0) return has_overload(family + "_", name.substr(family.size() + 2));
+  if (name.compare(0, family.size() + 1, family + "_") == 0) return has_overload(family, name.substr(family.size() + 1));
+  return false;
+}
+
+const std::vector<std::string>& fallback_imports(const std::string& library, const std::string& op_display) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::string>, std::vector<std::string>> read;
+  std::lock_guard<std::mutex> lock(mutex);
+  const std::string family = family_of(op_display);
+  const auto key = std::make_pair(library, family);
+  const auto found = read.find(key);
+  if (found != read.end()) return found->second;
+  std::vector<std::string> imports;
+  for (const std::string& symbol : undefined_symbols(library)) {
+    if (is_entry_point_of(symbol, family)) imports.push_back(symbol);
+  }
+  return read.emplace(key, std::move(imports)).first->second;
+}
+
+}  // namespace backendbench
