@@ -306,13 +306,7 @@ Measurement measure_case(const std::string& op_display, const c10::OperatorHandl
       timer.after_batch = nullptr;
       measured.reference_samples = pair.reference.values();
       measured.kernel_samples = pair.kernel.values();
-      figures.reference_us = pair.reference.median_seconds() * 1e6;
-      figures.kernel_us = pair.kernel.median_seconds() * 1e6;
-      figures.kernel_mean_us = pair.kernel.mean_seconds() * 1e6;
-      figures.speedup = pair.speedup();
-      figures.samples = pair.kernel.count();
-      figures.iqr_pct = pair.kernel.iqr_percent();
-      figures.reference_iqr_pct = pair.reference.iqr_percent();
+      set_pair_figures(figures, pair);
       if (!wrong_when_timed.empty()) {
         measured.flags.push_back("wrong_when_timed");
         measured.errors.push_back(label + " on " + where + ": right when checked but wrong when timed: " + wrong_when_timed);

@@ -1,5 +1,6 @@
 // Sampling, the stopping rule and the guards of ./bench; see timing.h.
 #include "backendbench/timing.h"
+#include "backendbench/verdict.h"
 
 #include <c10/core/Event.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
@@ -83,6 +84,16 @@ bool StoppingRule::done(const std::vector<double>& values, double seconds_spent)
 }
 
 double PairedSamples::speedup() const { return interquartile_mean(ratios); }
+
+void set_pair_figures(TimingFigures& figures, const PairedSamples& pair) {
+  figures.reference_us = pair.reference.median_seconds() * 1e6;
+  figures.kernel_us = pair.kernel.median_seconds() * 1e6;
+  figures.kernel_mean_us = pair.kernel.mean_seconds() * 1e6;
+  figures.speedup = pair.speedup();
+  figures.samples = pair.kernel.count();
+  figures.iqr_pct = pair.kernel.iqr_percent();
+  figures.reference_iqr_pct = pair.reference.iqr_percent();
+}
 
 SamplingLayout SamplingLayout::do_bench() {
   SamplingLayout layout;

@@ -1272,13 +1272,7 @@ Measurement counted_measurement(const json& m, int64_t most_samples) {
     pair.ratios.push_back(reference / kernel);
   }
   // Every figure counted, computed here as measure_case computes its own; the worker's are not read.
-  f.reference_us = pair.reference.median_seconds() * 1e6;
-  f.kernel_us = pair.kernel.median_seconds() * 1e6;
-  f.kernel_mean_us = pair.kernel.mean_seconds() * 1e6;
-  f.speedup = pair.speedup();
-  f.samples = pair.kernel.count();
-  f.iqr_pct = pair.kernel.iqr_percent();
-  f.reference_iqr_pct = pair.reference.iqr_percent();
+  set_pair_figures(f, pair);
   f.launch_overhead_us = figure("launch_overhead_us");
   f.hidden_work_us = figure("hidden_work_us");
   if (std::find(measured.flags.begin(), measured.flags.end(), "host_time_added") != measured.flags.end()) {

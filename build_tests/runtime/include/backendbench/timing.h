@@ -51,6 +51,12 @@ struct PairedSamples {
   double speedup() const;      // interquartile mean of the per-pair ratios
 };
 
+struct TimingFigures;  // verdict.h
+// The figures a verdict counts of interleaved pairs: the medians, the kernel's mean, the speedup
+// (the pairs' ratios' interquartile mean), the sample count and each side's spread. One place, for
+// a measurement in this process (measure_case) and a kernel worker's pairs (counted_measurement).
+void set_pair_figures(TimingFigures& figures, const PairedSamples& pair);
+
 // A speedup above this is flagged (counter speedup_review): check the kernel does the work.
 constexpr double kSpeedupReviewThreshold = 10.0;
 
