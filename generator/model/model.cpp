@@ -514,7 +514,10 @@ FoundKernels find_kernels(const std::string& directory, const SchemaSource& sche
       taken.insert(number);  // each pair is offered a number of its own
       return number;
     };
-    for (const auto& [number, numbered] : by_number) {
+    for (const auto& [number_key, numbered_files] : by_number) {
+      // copies: C++17 lambdas cannot capture structured bindings (clang refuses)
+      const int number = number_key;
+      const std::vector<fs::path>& numbered = numbered_files;
       const auto fail_kernel = [&](const std::string& at, const std::string& what, const std::string& expected) {
         KernelProblem& made = problem(at, what, expected);
         made.op = op->display();
