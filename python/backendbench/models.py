@@ -28,6 +28,7 @@ model's library is not installed (CTest counts it as skipped). `--output DIR` wr
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import copy
 import dataclasses
@@ -38,6 +39,7 @@ import pathlib
 import statistics
 import sys
 import time
+import warnings
 import xml.etree.ElementTree as ElementTree
 from typing import Any, Callable, Optional
 
@@ -279,7 +281,7 @@ def _first_step_diverges(model: Model, module: torch.nn.Module, initial: dict[st
 
 def run(name: str, size: str = "small", device: str = "cpu", steps: int = 4, tolerance: Tolerance = Tolerance(),
         include=None, exclude=None, results: Optional[str] = None, force: bool = False,
-        time_steps: int = 5) -> dict[str, Any]:
+        time_steps: int = 5, op_library: Optional[str] = None) -> dict[str, Any]:
     """Runs one model of the suite with and without the backend; returns the report (see the
     module's doc; format_report() prints it)."""
     model = MODELS[name]
@@ -287,7 +289,8 @@ def run(name: str, size: str = "small", device: str = "cpu", steps: int = 4, tol
     torch.manual_seed(0)
     module = model.build(size).to(device_).train()
     batch = model.batch(size, device_)
-    report = _run(model, module, batch, device_, steps, tolerance, include, exclude, results, force, time_steps)
+    report = _run(model, module, batch, device_, steps, tolerance,
+                  _backend(op_library, device_, exclude, results, force), include, time_steps)
     report["size"] = size
     return report
 
@@ -295,7 +298,7 @@ def run(name: str, size: str = "small", device: str = "cpu", steps: int = 4, tol
 def compare(module: torch.nn.Module, *inputs: Any, loss: Optional[Callable[[Any], torch.Tensor]] = None,
             steps: int = 4, tolerance: Tolerance = Tolerance(), include=None, exclude=None,
             results: Optional[str] = None, force: bool = False, time_steps: int = 5,
-            name: Optional[str] = None) -> dict[str, Any]:
+            name: Optional[str] = None, op_library: Optional[str] = None) -> dict[str, Any]:
     """Your own model, as the suite runs its models: `module(*inputs)` with and without the
     backend, compared (output, loss, gradients, loss curve), with its coverage, the first ATen call
     that diverges and the kernels that diverge alone, and step times. `loss` turns the output into
@@ -311,26 +314,98 @@ def compare(module: torch.nn.Module, *inputs: Any, loss: Optional[Callable[[Any]
     device = parameter.device if parameter is not None else torch.device("cpu")
     saved = copy.deepcopy(module.state_dict())
     try:
-        report = _run(model, module, {}, device, steps, tolerance, include, exclude, results, force, time_steps)
+        report = _run(model, module, {}, device, steps, tolerance,
+                      _backend(op_library, device, exclude, results, force), include, time_steps)
     finally:
         module.load_state_dict(saved)
     report["size"] = "as given"
     return report
 
 
+class _OurKernels:
+    """The backend library's kernels (backendbench.enable), chosen by their results."""
+
+    def __init__(self, exclude, results: Optional[str], force: bool):
+        self.exclude, self.results, self.force = exclude, results, force
+
+    def name(self) -> str:
+        return backendbench.library_path()
+
+    def enabled(self, include):
+        return backendbench.enabled(include, self.exclude, self.results, self.force)
+
+    def coverage(self, run: Callable[[], Any]) -> backendbench.Coverage:
+        return backendbench.coverage(run)
+
+
+class _OpLibraryKernels:
+    """A Python op library's table (op_libraries.py: FlagGems, ...) registered with PyTorch the way
+    flag_gems.enable() registers it (torch.library at the device's dispatch key), each callable
+    wrapped to count its calls, so that one overload can be enabled alone."""
+
+    def __init__(self, name: str, device: torch.device, exclude):
+        from backendbench import op_libraries
+        self.library = name
+        self.table = op_libraries.implementations(name)  # Unavailable says why it cannot run here
+        self.key = "CUDA" if device.type == "cuda" else "CPU"
+        self.exclude = backendbench._filters(exclude)
+        self.calls: collections.Counter = collections.Counter()
+
+    def name(self) -> str:
+        return f"op library {self.library}"
+
+    def _chosen(self, include) -> list[str]:
+        wanted = backendbench._filters(include)
+        def picked(op: str, filters) -> bool:
+            return any(op == name or op.split(".")[0] == name for name in filters)
+        return sorted(op for op in self.table
+                      if (not wanted or picked(op, wanted)) and not (self.exclude and picked(op, self.exclude)))
+
+    @contextlib.contextmanager
+    def enabled(self, include):
+        library = torch.library.Library("aten", "IMPL")
+        registered = []
+        try:
+            for op in self._chosen(include):
+                function = self.table[op]
+                def counted(*args, __op=op, __function=function, **kwargs):
+                    self.calls[__op] += 1
+                    return __function(*args, **kwargs)
+                try:
+                    library.impl(op[:-len(".default")] if op.endswith(".default") else op, counted, self.key)
+                except RuntimeError as error:  # an overload this torch lacks, or one it refuses here
+                    warnings.warn(f"{self.library}: {op} not registered: {' '.join(str(error).split())[:200]}")
+                    continue
+                registered.append(f"{op} {self.library} on {self.key}")
+            yield registered
+        finally:
+            library._destroy()
+
+    def coverage(self, run: Callable[[], Any]) -> backendbench.Coverage:
+        before = collections.Counter(self.calls)
+        with backendbench._RecordOperators() as recorder:
+            run()
+        ran = {op: self.calls[op] - before[op] for op in self.calls if self.calls[op] - before[op]}
+        return backendbench.Coverage(dict(recorder.counts), ran)
+
+
+def _backend(op_library: Optional[str], device: torch.device, exclude, results: Optional[str], force: bool):
+    return _OpLibraryKernels(op_library, device, exclude) if op_library else _OurKernels(exclude, results, force)
+
+
 def _run(model: Model, module: torch.nn.Module, batch: dict[str, torch.Tensor], device: torch.device, steps: int,
-         tolerance: Tolerance, include, exclude, results: Optional[str], force: bool, time_steps: int) -> dict[str, Any]:
+         tolerance: Tolerance, kernels, include, time_steps: int) -> dict[str, Any]:
     initial = copy.deepcopy(module.state_dict())
     eager = _trial(model, module, initial, batch, steps)
-    with backendbench.enabled(include, exclude, results, force) as registered:
+    with kernels.enabled(include) as registered:
         module.load_state_dict(initial)
-        coverage = backendbench.coverage(lambda: _first_step(model, module, batch))
+        coverage = kernels.coverage(lambda: _first_step(model, module, batch))
         backend = _trial(model, module, initial, batch, steps)
     checks = _compare(eager, backend, tolerance)
     matches = all(check["passed"] for check in checks)
 
     report: dict[str, Any] = {
-        "model": model.name, "device": str(device), "library": backendbench.library_path(),
+        "model": model.name, "device": str(device), "library": kernels.name(),
         "registered": registered, "tolerance": dataclasses.asdict(tolerance), "steps": steps,
         "matches": matches, "checks": checks,
         "coverage": {"calls": coverage.calls, "kernel_calls": coverage.kernel_calls, "share": coverage.share},
@@ -342,17 +417,17 @@ def _run(model: Model, module: torch.nn.Module, batch: dict[str, torch.Tensor], 
         # Which kernels diverge on their own: each one that ran, enabled alone.
         alone = []
         for op in sorted(coverage.kernel_calls):
-            with backendbench.enabled(include=[op], exclude=exclude, results=results, force=force):
+            with kernels.enabled([op]):
                 if _first_step_diverges(model, module, initial, batch, eager, tolerance):
                     alone.append(op)
         report["diverging_kernels"] = alone
 
-    report["step_ms"] = _step_times(model, module, initial, batch, device, time_steps, include, exclude, results, force)
+    report["step_ms"] = _step_times(model, module, initial, batch, device, time_steps, kernels, include)
     module.load_state_dict(initial)
     return report
 
 
-def _step_times(model, module, initial, batch, device, count, include, exclude, results, force) -> dict[str, float]:
+def _step_times(model, module, initial, batch, device, count, kernels, include) -> dict[str, float]:
     """Median training-step time with and without the backend: three rounds, each `count` eager
     steps then `count` backend steps (the first step of each block not counted), so drift hits both."""
     module.load_state_dict(initial)
@@ -371,7 +446,7 @@ def _step_times(model, module, initial, batch, device, count, include, exclude, 
     samples = {"eager": [], "backend": []}
     for _ in range(3):
         samples["eager"] += steps()
-        with backendbench.enabled(include, exclude, results, force):
+        with kernels.enabled(include):
             samples["backend"] += steps()
     eager_ms, backend_ms = (1e3 * statistics.median(samples[key]) for key in ("eager", "backend"))
     return {"eager": eager_ms, "backend": backend_ms, "ratio": backend_ms / eager_ms, "samples": 3 * count}
@@ -434,6 +509,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--include", action="append", help="operators to enable (default: every kernel)")
     parser.add_argument("--exclude", action="append", help="operators to leave to ATen")
     parser.add_argument("--force", action="store_true", help="register kernels that fail their own tests too")
+    parser.add_argument("--op-library", help="a Python op library's kernels instead of the backend library's "
+                        "(op_libraries.py: flag_gems, torch_decomp)")
     parser.add_argument("--library", help="a backend library other than the installed package's "
                                           "(a C++ build's libbackendbench_<name>.so)")
     parser.add_argument("--results", help="the verdicts folder that chooses each operator's kernel "
@@ -457,7 +534,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.library:
         backendbench.use_library(args.library)
     report = run(args.model, args.size, args.device, args.steps, Tolerance(args.rtol, args.atol), args.include,
-                 args.exclude, args.results, args.force, args.time_steps)
+                 args.exclude, args.results, args.force, args.time_steps, args.op_library)
     print(format_report(report))
     if args.output:
         _write_results(report, pathlib.Path(args.output))

@@ -83,3 +83,21 @@ def test_a_model_of_ones_own_is_compared_as_the_suite_compares_its_models():
     assert "verdict: matches eager" in models.format_report(report)
     # The weights are the model's own again afterwards (the loss curve trained a copy of them).
     assert all(torch.equal(before[name], p) for name, p in model.state_dict().items())
+
+
+def test_an_op_library_is_run_in_a_model_and_its_wrong_kernel_named_alone(monkeypatch):
+    from backendbench import op_libraries
+
+    def table(module):  # a relu that lets values in (-0.05, 0) through, as gallery/model_divergence's does
+        return {"relu.default": lambda x: torch.where(x > -0.05, x, torch.zeros_like(x))}
+    fake = op_libraries.OpLibrary("fake_gems", "torch", "any", table, lambda package: [], "nothing")
+    monkeypatch.setitem(op_libraries.LIBRARIES, "fake_gems", fake)
+    monkeypatch.setattr(op_libraries, "_tables", {})
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2))
+    report = models.compare(model, torch.randn(32, 8), steps=2, time_steps=1, op_library="fake_gems")
+    assert report["library"] == "op library fake_gems"
+    assert not report["matches"]
+    assert report["coverage"]["kernel_calls"].get("relu.default", 0) >= 1
+    assert report["diverging_kernels"] == ["relu.default"]
+    assert "relu.default" in report["first_divergence"]["reason"]
