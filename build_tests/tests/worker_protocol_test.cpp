@@ -147,7 +147,7 @@ std::vector<nlohmann::json> answers_to(const std::vector<nlohmann::json>& reques
 // A spare worker (started before its job) loads only the manifest its first request names.
 TEST(WorkerProtocol, ASpareWorkersFirstRequestIsLoad) {
   const std::vector<nlohmann::json> answers = answers_to(
-      {{{"kind", "list"}}, {{"kind", "load"}, {"manifest", "/nonexistent/manifest.txt"}}, {{"kind", "list"}}}, true);
+      {{{"kind", "list"}}, {{"kind", "load"}, {"manifest", "/nonexistent/manifest.txt"}, {"line", 0}}, {{"kind", "list"}}}, true);
   ASSERT_EQ(answers.size(), 3u);
   EXPECT_EQ(answers[0].value("error", ""), "a spare worker's first request must be 'load'");
   EXPECT_FALSE(answers[1].contains("error")) << answers[1].dump();
@@ -370,6 +370,28 @@ TEST(KernelImports, AKernelsLibraryIsFoundByItsFileNameInTheManifest) {
   EXPECT_EQ(kernel_library(manifest, "add.out", "impl1"), "/b/libbackendbench_kernel_gallery_wrong_add_implementation_1.so");  // served by add's
   EXPECT_EQ(kernel_library(manifest, "relu.default", "impl3"), "");  // a Python kernel: no library
   EXPECT_EQ(kernel_library(manifest, "relu.default", "flag_gems"), "");
+}
+
+TEST(KernelImports, EachKernelsManifestLineIsFoundByItsTextSoThatItsWorkerLoadsItAlone) {
+  const std::string manifest = ::testing::TempDir() + "/default.txt";
+  std::ofstream(manifest) << "/b/libbackendbench_kernel_relu_implementation_1.so\n"
+                          << "\n"  // blank lines are not lines a worker is told to load
+                          << "/b/libbackendbench_kernel_relu_implementation_2.so\n"
+                          << "python /k/relu_/relu__implementation_1.py\n"
+                          << "python /k/add__Tensor/add__Tensor_implementation_v3.py\n"
+                          << "op-library flag_gems /b/generated/op_libraries/flag_gems.txt\n";
+  EXPECT_EQ(kernel_manifest_lines(manifest).size(), 5u);
+  EXPECT_EQ(kernel_manifest_line(manifest, "relu.default", "impl1"), 0);
+  EXPECT_EQ(kernel_manifest_line(manifest, "relu.default", "impl2"), 1);
+  EXPECT_EQ(kernel_manifest_line(manifest, "relu.out", "impl2"), 1);        // served by relu's kernel
+  EXPECT_EQ(kernel_manifest_line(manifest, "relu_.default", "impl1"), 2);   // its own folder's, first
+  EXPECT_EQ(kernel_manifest_line(manifest, "relu_.default", "impl2"), 1);   // else relu's serves it
+  EXPECT_EQ(kernel_manifest_line(manifest, "add.Tensor", "impl3"), 3);      // BackendBench's _v<N> name
+  EXPECT_EQ(kernel_manifest_line(manifest, "mm.default", "flag_gems"), 4);
+  EXPECT_EQ(kernel_manifest_line(manifest, "relu.default", "impl9"), -1);
+  EXPECT_EQ(kernel_manifest_line(manifest, "relu.default", "aten"), -1);
+  EXPECT_EQ(kernel_manifest_line(manifest, "not an operator", "impl1"), -1);
+  EXPECT_EQ(kernel_library(manifest, "relu_.default", "impl1"), "");  // a Python kernel's line: no library
 }
 
 TEST(KernelImports, ALibrarysUndefinedSymbolsAreReadFromItsFile) {

@@ -3,9 +3,11 @@
 // worker_protocol.h) on its standard input and output, until the input closes. Whatever a
 // kernel prints goes to standard error: the protocol has the original standard output to itself.
 //
-//   backendbench-worker --manifest <kernel manifest> [--device-socket <descriptor>]
+//   backendbench-worker --manifest <kernel manifest> --line <N> [--device-socket <descriptor>]
 //   backendbench-worker --spare [--python] [--device-socket <descriptor>]
 //
+// --line: the one line of the manifest whose kernels it loads (0 for the first; one kernel per
+// worker, kernel_imports.h).
 // --spare: started before its job is known (job_service.h); it starts libtorch (and CUDA) while
 // it waits, and its first request names the manifest to load. --python: it starts Python and
 // imports torch (and Triton) too, for a job of Python kernels.
@@ -31,8 +33,14 @@ int main(int argc, char** argv) {
   const bool python = arguments.size() == 2 && arguments[0] == "--spare" && arguments[1] == "--python";
   if (python) arguments.pop_back();
   const bool spare = arguments.size() == 1 && arguments[0] == "--spare";
-  if (!spare && (arguments.size() != 2 || arguments[0] != "--manifest")) {
-    std::cerr << "backendbench-worker: error: expected `backendbench-worker --manifest <file> [--device-socket 3]` or "
+  int line = -1;
+  if (!spare && arguments.size() == 4 && arguments[2] == "--line" && !arguments[3].empty() &&
+      arguments[3].find_first_not_of("0123456789") == std::string::npos && arguments[3].size() < 7) {
+    line = std::stoi(arguments[3]);
+    arguments.resize(2);
+  }
+  if (!spare && (arguments.size() != 2 || arguments[0] != "--manifest" || line < 0)) {
+    std::cerr << "backendbench-worker: error: expected `backendbench-worker --manifest <file> --line <N> [--device-socket 3]` or "
                  "`backendbench-worker --spare [--python] [--device-socket 3]`; it is started by the test executables and ./bench, "
                  "not by hand\n";
     return 2;
@@ -46,7 +54,7 @@ int main(int argc, char** argv) {
   std::string load_error;
   if (!spare) {
     try {
-      backendbench::load_kernel_manifest(arguments[1]);
+      backendbench::load_kernel_manifest(arguments[1], line);
     } catch (const std::exception& error) {
       load_error = error.what();
     }

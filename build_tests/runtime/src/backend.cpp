@@ -293,12 +293,15 @@ void add_kernel_entries(KernelEntries entries, const std::string& where) {
   for (size_t i = 0; i < count; ++i) backends().add(first[i].op, std::make_unique<KernelLibraryBackend>(first[i]));
 }
 
-void load_kernel_manifest(const std::string& path) {
+void load_kernel_manifest(const std::string& path, int only_line) {
   std::ifstream manifest(path);
   if (!manifest) throw std::runtime_error("cannot read the kernel manifest " + path);
   std::string line;
+  int number = -1;  // of the non-empty lines
   while (std::getline(manifest, line)) {
     if (line.empty()) continue;
+    ++number;
+    if (only_line >= 0 && number != only_line) continue;
     if (starts_with(line, kPythonKernelLine) || starts_with(line, kOpLibraryLine)) {
       std::vector<PythonKernel> kernels;
       python_bridge()(line, kernels);
@@ -309,6 +312,10 @@ void load_kernel_manifest(const std::string& path) {
     } else {
       load_kernel_library(line);
     }
+  }
+  if (only_line > number) {
+    throw std::runtime_error("the kernel manifest " + path + " has no line " + std::to_string(only_line + 1) +
+                             "; expected one of its " + std::to_string(number + 1) + " kernel lines");
   }
 }
 

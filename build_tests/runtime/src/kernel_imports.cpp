@@ -12,7 +12,9 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <vector>
 
+#include "backendbench/python_bridge.h"
 #include "language/naming.h"
 
 namespace backendbench {
@@ -51,23 +53,76 @@ std::string demangled(const char* name) {
 
 }  // namespace
 
-std::string kernel_library(const std::string& manifest, const std::string& op_display, const std::string& backend) {
-  if (backend.size() <= 4 || backend.rfind("impl", 0) != 0) return "";
-  const std::optional<naming::OperatorName> wanted = naming::OperatorName::from_user(op_display);
-  if (!wanted) return "";
+std::vector<std::string> kernel_manifest_lines(const std::string& manifest) {
+  std::vector<std::string> lines;
+  std::ifstream in(manifest);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
+}
+
+namespace {
+
+// Whether manifest line `line` of the set `set` (the manifest's file name less .txt) holds kernel
+// `backend` of `wanted`.
+bool line_holds(const std::string& line, const std::string& set, const naming::OperatorName& wanted,
+                const std::string& backend, bool exactly) {
+  if (line.rfind(kOpLibraryLine, 0) == 0) {
+    const std::string rest = line.substr(std::strlen(kOpLibraryLine));
+    return rest.substr(0, rest.find(' ')) == backend;
+  }
+  if (backend.size() <= 4 || backend.rfind("impl", 0) != 0) return false;
+  std::string folder;
+  if (line.rfind(kPythonKernelLine, 0) == 0) {
+    // python <kernels>/<folder>/<folder>_implementation_<N>.py
+    const std::string path = line.substr(std::strlen(kPythonKernelLine));
+    const size_t slash = path.find_last_of('/');
+    const size_t folder_start = slash == std::string::npos || slash == 0 ? std::string::npos : path.find_last_of('/', slash - 1);
+    if (folder_start == std::string::npos) return false;
+    folder = path.substr(folder_start + 1, slash - folder_start - 1);
+    const std::string file = path.substr(slash + 1);
+    const std::optional<int> number = naming::implementation_number(folder, file.substr(0, file.rfind('.')));
+    if (!number || naming::variant_name(*number) != backend) return false;
+  } else {
+    const std::string prefix = "libbackendbench_kernel_" + (set == "default" ? std::string() : set + "_");
+    const std::string number = "_implementation_" + backend.substr(4) + ".so";
+    const std::string name = base_name(line);
+    if (name.rfind(prefix, 0) != 0 || !ends_with(name, number)) return false;
+    folder = name.substr(prefix.size(), name.size() - prefix.size() - number.size());
+  }
+  const std::optional<naming::OperatorName> served = naming::OperatorName::from_folder(folder);
+  return served && (exactly ? *served == wanted : serves(*served, wanted));
+}
+
+std::string manifest_set(const std::string& manifest) {
   std::string set = base_name(manifest);
   if (ends_with(set, ".txt")) set.resize(set.size() - 4);
-  const std::string prefix = "libbackendbench_kernel_" + (set == "default" ? std::string() : set + "_");
-  const std::string number = "_implementation_" + backend.substr(4) + ".so";
-  std::ifstream lines(manifest);
-  for (std::string line; std::getline(lines, line);) {
-    const std::string name = base_name(line);
-    if (name.rfind(prefix, 0) != 0 || !ends_with(name, number)) continue;
-    const std::string folder = name.substr(prefix.size(), name.size() - prefix.size() - number.size());
-    const std::optional<naming::OperatorName> served = naming::OperatorName::from_folder(folder);
-    if (served && serves(*served, *wanted)) return line;
+  return set;
+}
+
+}  // namespace
+
+int kernel_manifest_line(const std::string& manifest, const std::string& op_display, const std::string& backend) {
+  const std::optional<naming::OperatorName> wanted = naming::OperatorName::from_user(op_display);
+  if (!wanted) return -1;
+  const std::vector<std::string> lines = kernel_manifest_lines(manifest);
+  // A kernel of the operator's own folder first, then the functional kernel that serves it (a
+  // folder relu_ beside relu: relu_'s own kernel, as the registry prefers it).
+  for (const bool exactly : {true, false}) {
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (line_holds(lines[i], manifest_set(manifest), *wanted, backend, exactly)) return static_cast<int>(i);
+    }
   }
-  return "";
+  return -1;
+}
+
+std::string kernel_library(const std::string& manifest, const std::string& op_display, const std::string& backend) {
+  const int line = kernel_manifest_line(manifest, op_display, backend);
+  if (line < 0) return "";
+  const std::string text = kernel_manifest_lines(manifest)[static_cast<size_t>(line)];
+  const bool library = text.rfind(kPythonKernelLine, 0) != 0 && text.rfind(kOpLibraryLine, 0) != 0;
+  return library ? text : "";
 }
 
 namespace {

@@ -103,7 +103,14 @@ struct WorkerProcess {
   std::vector<std::string> spare_roots;
   bool spare_python = false;
   bool awaiting_load = false;
+  int line = -1;  // the kernel manifest line it loads (a spare: the one its `load` names)
+  uint64_t last_used = 0;  // the pool's request count when it last served one
 };
+
+// Workers kept running at once: a supervisor serving a folder of hundreds of kernels one job
+// after another keeps a worker for each (one kernel per worker), so the least recently used is
+// stopped before another starts past this many (each holds libtorch, and CUDA on a GPU).
+constexpr size_t kMaxRunningWorkers = 8;
 
 // Bytes of a worker's output forwarded per request; the rest is counted, not printed.
 constexpr size_t kForwardedOutputBytes = 64 << 10;
@@ -129,9 +136,13 @@ std::string describe_status(int status) {
   return "ended";
 }
 
-// The workers of this process: one per device class, started on first use.
+// The workers of this process: one per kernel manifest line (one kernel, kernel_imports.h) and
+// device class, started on first use; no two kernels share a process.
 class WorkerPool {
  public:
+  // A worker: its device class (GPU or not) and the manifest line whose kernels it loads.
+  using Key = std::pair<bool, int>;
+
   static WorkerPool& instance() {
     static WorkerPool* pool = new WorkerPool;  // never destroyed: workers end with this process
     return *pool;
@@ -144,7 +155,7 @@ class WorkerPool {
     // same manifest, its files unchanged, under the same sandbox, and they still run.
     const std::string key = workers_key();
     std::lock_guard<std::mutex> lock(mutex_);
-    for (auto& [gpu, worker] : workers_) {
+    for (auto& [which, worker] : workers_) {
       if (worker.pid >= 0 && (key != workers_key_ || !still_running(worker.pid))) (void)stop(worker);
     }
     workers_key_ = key;
@@ -189,10 +200,10 @@ class WorkerPool {
   // One request to the worker of `gpu`'s class; its response header (and payload into
   // `payload`, of at most `max_payload_bytes`; a request whose answer carries none, a null
   // `payload`, takes none). Throws std::runtime_error with the worker's last output when it fails.
-  json request(bool gpu, const json& header, const std::vector<char>& payload, std::vector<char>* response_payload,
+  json request(Key key, const json& header, const std::vector<char>& payload, std::vector<char>* response_payload,
                uint64_t max_payload_bytes = worker::kMaxPayloadBytes) {
     std::lock_guard<std::mutex> lock(mutex_);
-    WorkerProcess& worker = started_worker(gpu);
+    WorkerProcess& worker = started_worker(key);
     return failing_worker(worker, [&] {
       send(worker, header, payload);
       return receive(worker, response_payload, response_payload == nullptr ? 0 : max_payload_bytes);
@@ -205,9 +216,9 @@ class WorkerPool {
   // those left unread when it ends are read and dropped.
   class Answers {
    public:
-    Answers(WorkerPool& pool, bool gpu, const json& header, size_t answers)
-        : pool_(pool), lock_(pool.mutex_), gpu_(gpu), owed_(answers) {
-      WorkerProcess& worker = pool_.started_worker(gpu_);
+    Answers(WorkerPool& pool, Key key, const json& header, size_t answers)
+        : pool_(pool), lock_(pool.mutex_), key_(key), owed_(answers) {
+      WorkerProcess& worker = pool_.started_worker(key_);
       pool_.failing_worker(worker, [&] {
         pool_.send(worker, header, {});
         return json();
@@ -232,7 +243,7 @@ class WorkerPool {
     // throws as request() does (none is owed after).
     json next(std::vector<char>* response_payload, uint64_t max_payload_bytes = worker::kMaxPayloadBytes) {
       if (owed_ == 0) throw std::logic_error("no answer owed");
-      WorkerProcess& worker = pool_.workers_[gpu_];
+      WorkerProcess& worker = pool_.workers_[key_];
       try {
         json answer =
             pool_.failing_worker(worker, [&] { return pool_.receive(worker, response_payload, max_payload_bytes); });
@@ -247,18 +258,31 @@ class WorkerPool {
    private:
     WorkerPool& pool_;
     std::unique_lock<std::mutex> lock_;
-    bool gpu_;
+    Key key_;
     size_t owed_;
   };
 
  private:
-  // The worker of `gpu`'s class, started (or taken from the spares) if none runs. Under mutex_.
-  WorkerProcess& started_worker(bool gpu) {
-    WorkerProcess& worker = workers_[gpu];
+  // The worker of `key`, started (or taken from the spares) if none runs. Under mutex_.
+  WorkerProcess& started_worker(Key key) {
+    const bool gpu = key.first;
+    WorkerProcess& worker = workers_[key];
+    worker.line = key.second;
+    worker.last_used = ++requests_;
     if (worker.pid < 0) {
+      std::vector<WorkerProcess*> running;
+      for (auto& [other_key, other] : workers_) {
+        if (other.pid >= 0 && other_key != key) running.push_back(&other);
+      }
+      if (running.size() >= kMaxRunningWorkers) {
+        (void)stop(**std::min_element(running.begin(), running.end(), [](const WorkerProcess* a, const WorkerProcess* b) {
+          return a->last_used < b->last_used;
+        }));
+      }
       WorkerProcess& spare = spares_[gpu];
       if (spare.pid >= 0 && manifest_under(spare.spare_roots)) {
         worker = std::move(spare);
+        worker.line = key.second;
         spare = WorkerProcess{};
         if (early_spare_ && !keep_between_jobs_) {
           // Another like it starts now, while this job runs: a job that comes sooner after this
@@ -293,6 +317,7 @@ class WorkerPool {
         worker.awaiting_load = false;
         json load = request_header("load");
         load["manifest"] = manifest_;
+        load["line"] = worker.line;
         send(worker, load, {});
         (void)receive(worker, nullptr, 0);
       }
@@ -330,7 +355,7 @@ class WorkerPool {
   // Stops every worker of the current manifest (spares stay).
   void stop_all() {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (auto& [gpu, worker] : workers_) (void)stop(worker);
+    for (auto& [which, worker] : workers_) (void)stop(worker);
   }
 
   // From now on a job's workers outlive it, for the next job of the same manifest (configure),
@@ -399,8 +424,8 @@ class WorkerPool {
  public:
   bool is_op_library(const std::string& backend) const { return op_libraries_.count(backend) > 0; }
 
-  // The slots of the GPU worker's device copies, as this process mapped them.
-  const device_share::Imports& gpu_imports() { return *workers_[true].imports; }
+  // The slots of a GPU worker's device copies, as this process mapped them.
+  const device_share::Imports& gpu_imports(int line) { return *workers_[Key{true, line}].imports; }
 
   // Which worker answers the questions about kernels (list, unusable): the one the run's calls
   // go to, so that a CUDA run of CUDA kernels starts one worker, not a CPU one besides.
@@ -418,7 +443,8 @@ class WorkerPool {
     }
     worker.log_path = root_ + "/worker_" + std::to_string(number) + ".log";
     const bool spare = !worker.spare_roots.empty();
-    std::vector<std::string> command = {build_paths::worker_executable(), "--manifest", manifest_};
+    std::vector<std::string> command = {build_paths::worker_executable(), "--manifest", manifest_, "--line",
+                                        std::to_string(worker.line)};
     if (spare) command = {build_paths::worker_executable(), "--spare"};
     if (spare && worker.spare_python) command.push_back("--python");
     // A GPU worker hands large outputs over as device copies: their descriptors need a socket.
@@ -640,7 +666,7 @@ class WorkerPool {
   }
 
   std::mutex mutex_;
-  std::map<bool, WorkerProcess> workers_;
+  std::map<Key, WorkerProcess> workers_;
   std::map<bool, WorkerProcess> spares_;  // started before their job (start_spare)
   std::set<std::string> op_libraries_;
   std::string manifest_, root_, bubblewrap_;
@@ -651,13 +677,16 @@ class WorkerPool {
   bool questions_on_gpu_ = false;
   int64_t timeout_ms_ = -1;
   int started_ = 0;
+  uint64_t requests_ = 0;  // requests begun, for WorkerProcess::last_used
 };
 
 // A kernel that runs in a worker: every call crosses the process boundary.
 class WorkerBackend : public Backend {
  public:
-  WorkerBackend(const json& entry)
+  // `line`: the kernel manifest line whose worker runs it (one kernel per worker).
+  WorkerBackend(const json& entry, int line)
       : Backend(entry.at("backend").get<std::string>(), Kind::kKernel),
+        line_(line),
         op_(entry.at("operator").get<std::string>()),
         source_(entry.value("source", "")),
         device_rule_(entry.value("device", "cpu")),
@@ -673,6 +702,7 @@ class WorkerBackend : public Backend {
   bool is_derived() const override { return derived_; }
   bool launches_from_python() const override { return from_python_; }
   bool runs_in_worker() const override { return true; }
+  int line() const { return line_; }
 
   std::optional<Unusable> unusable() const override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -681,7 +711,8 @@ class WorkerBackend : public Backend {
       header["operator"] = op_;
       header["backend"] = name();
       try {
-        const json answer = WorkerPool::instance().request(WorkerPool::instance().questions_on_gpu(), header, {}, nullptr);
+        const json answer =
+            WorkerPool::instance().request({WorkerPool::instance().questions_on_gpu(), line_}, header, {}, nullptr);
         if (answer.value("unusable", false)) {
           // A kernel that cannot run fails; only an op library (named so by the manifest, not by
           // its worker) is skipped where it cannot run: a worker's "skip" cannot hide a kernel.
@@ -711,7 +742,7 @@ class WorkerBackend : public Backend {
     std::vector<char> payload;
     json answer;
     try {
-      answer = WorkerPool::instance().request(device.is_cuda(), header,
+      answer = WorkerPool::instance().request({device.is_cuda(), line_}, header,
                                               drawn_from != nullptr ? std::vector<char>() : worker::save_values(stack), &payload);
     } catch (const WorkerHung& error) {
       hung_ = error.what();  // every later case would wait out the same timeout
@@ -760,7 +791,8 @@ class WorkerBackend : public Backend {
           json recipes = json::array();
           for (const InputDraw& drawn : draws_) recipes.push_back(draw_json(drawn));
           header["draws"] = recipes;
-          answers_ = std::make_unique<WorkerPool::Answers>(WorkerPool::instance(), device_.is_cuda(), header, draws_.size());
+          answers_ = std::make_unique<WorkerPool::Answers>(WorkerPool::instance(), WorkerPool::Key{device_.is_cuda(), backend_.line()},
+                                                           header, draws_.size());
         }
         if (!prepared) run_prepare();  // while the worker calls this draw
         // What the answer may carry: the inputs as the call left them and the outputs, a small
@@ -807,7 +839,7 @@ class WorkerBackend : public Backend {
     try {
       // Only the GPU worker's answers may name slots, and only its own.
       const std::vector<c10::IValue> values =
-          worker::load_values(payload, device.is_cuda() ? &WorkerPool::instance().gpu_imports() : nullptr);
+          worker::load_values(payload, device.is_cuda() ? &WorkerPool::instance().gpu_imports(line_) : nullptr);
       if (values.size() != 2 || !values[0].isTuple() || !values[1].isTuple()) {
         throw worker::ProtocolError("a call's payload is not (inputs, outputs)");
       }
@@ -849,6 +881,7 @@ class WorkerBackend : public Backend {
     return observed;
   }
 
+  int line_;
   std::string op_, source_, device_rule_;
   bool derived_, from_python_;
   mutable std::mutex mutex_;
@@ -856,6 +889,12 @@ class WorkerBackend : public Backend {
   mutable std::optional<Unusable> unusable_;
   mutable std::string hung_;
 };
+
+// The manifest line of a kernel that runs in a worker (its worker's), -1 for any other backend.
+int worker_line(const Backend& backend) {
+  const auto* in_worker = dynamic_cast<const WorkerBackend*>(&backend);
+  return in_worker != nullptr ? in_worker->line() : -1;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Worker side.
@@ -1166,7 +1205,7 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
     payload = worker::save_values(sets);
   }
   const auto started = std::chrono::steady_clock::now();
-  const json answer = WorkerPool::instance().request(device.is_cuda(), header, payload, nullptr);
+  const json answer = WorkerPool::instance().request({device.is_cuda(), worker_line(backend)}, header, payload, nullptr);
   const double observed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
   Measurement measured;
@@ -1317,44 +1356,98 @@ Measurement measure_in_worker(const std::string& op_display, const c10::Operator
   return measured;
 }
 
+std::vector<int> worker_lines_for(const std::string& manifest, const std::vector<Job>& jobs) {
+  const size_t count = kernel_manifest_lines(manifest).size();
+  std::set<int> lines;
+  for (const Job& job : jobs) {
+    const int line = kernel_manifest_line(manifest, job.op, job.backend);
+    if (line >= 0) lines.insert(line);
+  }
+  // No job, or none that names a kernel of the manifest (a run of every kernel; a job of an
+  // unknown one fails as before): every line.
+  if (lines.empty()) {
+    for (size_t i = 0; i < count; ++i) lines.insert(static_cast<int>(i));
+  }
+  return {lines.begin(), lines.end()};
+}
+
 void start_kernel_workers(const std::string& manifest, const Settings& settings) {
   WorkerPool& pool = WorkerPool::instance();
   pool.configure(manifest, settings);
   pool.set_questions_on_gpu(reference_device(settings).is_cuda());
-  // While the worker starts (libtorch, the kernel libraries: about 0.4 s), this process starts
+  // While the workers start (libtorch, the kernel library: about 0.4 s), this process starts
   // CUDA (0.2 s of an entry's 2 on an H100) instead of on its first case.
   std::thread cuda_start;
   if (pool.questions_on_gpu()) {
     cuda_start = std::thread([device = reference_device(settings)] { start_cuda_on(device); });
   }
-  json answer;
-  try {
-    answer = pool.request(pool.questions_on_gpu(), request_header("list"), {}, nullptr);
-  } catch (...) {
+  // One worker for each manifest line the jobs need, each asked for the kernels of its line. Where
+  // several are needed, one that fails (a kernel that crashes at load) leaves out its own line's
+  // kernels only, said here: their cases get no verdict, and a case without one fails.
+  if (!std::ifstream(manifest)) {
     if (cuda_start.joinable()) cuda_start.join();
-    throw;
+    throw std::runtime_error("cannot read the kernel manifest " + manifest);
+  }
+  const std::vector<int> lines = worker_lines_for(manifest, settings.jobs);
+  const std::vector<std::string> texts = kernel_manifest_lines(manifest);
+  std::vector<std::pair<int, json>> listings;
+  for (const int line : lines) {
+    try {
+      json answer = pool.request({pool.questions_on_gpu(), line}, request_header("list"), {}, nullptr);
+      if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
+      listings.emplace_back(line, std::move(answer));
+    } catch (const std::exception& error) {
+      if (lines.size() == 1) {
+        if (cuda_start.joinable()) cuda_start.join();
+        throw;
+      }
+      std::cerr << "backendbench: the kernel worker of " << texts.at(static_cast<size_t>(line)) << " failed; its kernels are left out: "
+                << error.what() << "\n";
+    }
   }
   if (cuda_start.joinable()) cuda_start.join();
-  if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
-  for (const json& entry : answer.value("kernels", json::array())) {
-    // The listing is the worker's word: each name must be a kernel's (impl<N>) or an op
-    // library's the manifest names, never the reference's or an instrument's.
-    const std::string name = entry.is_object() ? entry.value("backend", "") : "";
-    const bool kernel_name = name.size() > 4 && name.rfind("impl", 0) == 0 &&
-                             name.find_first_not_of("0123456789", 4) == std::string::npos;
-    const std::string device = entry.is_object() ? entry.value("device", "") : "";
-    if (!(kernel_name || pool.is_op_library(name)) || (device != "cpu" && device != "cuda" && device != "reference")) {
-      throw std::runtime_error("the kernel worker listed a kernel named '" + name + "' on device '" + device +
-                               "'; expected impl<N> or an op library of the manifest, on cpu, cuda or reference");
+  // Which lines list each kernel: a kernel two workers list is registered for neither.
+  std::map<std::pair<std::string, std::string>, std::set<int>> listed_by;
+  for (const auto& [line, answer] : listings) {
+    for (const json& entry : answer.value("kernels", json::array())) {
+      if (entry.is_object() && entry.value("operator", json()).is_string() && entry.value("backend", json()).is_string()) {
+        listed_by[{entry["operator"].get<std::string>(), entry["backend"].get<std::string>()}].insert(line);
+      }
     }
-    try {
-      const std::string op = entry.at("operator").get<std::string>();
-      auto backend = std::make_unique<WorkerBackend>(entry);
-      // Its library as the manifest names it (kernel_imports.h), not as the worker's listing says.
-      set_kernel_library(*backend, kernel_library(manifest, op, name));
-      backends().add(op, std::move(backend));
-    } catch (const json::exception& error) {
-      throw std::runtime_error(std::string("the kernel worker listed a malformed kernel: ") + error.what());
+  }
+  for (const auto& [line, answer] : listings) {
+    for (const json& entry : answer.value("kernels", json::array())) {
+      // The listing is the worker's word: each name must be a kernel's (impl<N>) or an op
+      // library's the manifest names, never the reference's or an instrument's, and a kernel
+      // of the worker's own line (by the manifest's text, kernel_manifest_line).
+      const std::string name = entry.is_object() ? entry.value("backend", "") : "";
+      const bool kernel_name = name.size() > 4 && name.rfind("impl", 0) == 0 &&
+                               name.find_first_not_of("0123456789", 4) == std::string::npos;
+      const std::string device = entry.is_object() ? entry.value("device", "") : "";
+      if (!(kernel_name || pool.is_op_library(name)) || (device != "cpu" && device != "cuda" && device != "reference")) {
+        throw std::runtime_error("the kernel worker listed a kernel named '" + name + "' on device '" + device +
+                                 "'; expected impl<N> or an op library of the manifest, on cpu, cuda or reference");
+      }
+      try {
+        const std::string op = entry.at("operator").get<std::string>();
+        // Only its own line's kernels: where the manifest's text names the kernel's line (the
+        // build's file names), that line's; where it does not (a manifest of other names), a
+        // kernel no other worker lists too. No worker can stand in for another's kernel.
+        const int named = kernel_manifest_line(manifest, op, name);
+        const size_t listers = listed_by[{op, name}].size();
+        if ((named >= 0 && named != line) || (named < 0 && listers > 1)) {
+          std::cerr << "backendbench: the kernel worker of manifest line " << line + 1 << " listed " << name << " of " << op
+                    << (named >= 0 ? ", which that line does not hold" : ", which another line's worker lists too")
+                    << "; left out\n";
+          continue;
+        }
+        auto backend = std::make_unique<WorkerBackend>(entry, line);
+        // Its library as the manifest names it (kernel_imports.h), not as the worker's listing says.
+        set_kernel_library(*backend, kernel_library(manifest, op, name));
+        backends().add(op, std::move(backend));
+      } catch (const json::exception& error) {
+        throw std::runtime_error(std::string("the kernel worker listed a malformed kernel: ") + error.what());
+      }
     }
   }
 }
@@ -1484,7 +1577,9 @@ int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int devic
         // later request, as for a worker given it at start.
         awaiting_manifest = false;
         try {
-          load_kernel_manifest(header.value("manifest", ""));
+          const json line = header.value("line", json(-1));
+          if (!line.is_number_unsigned()) throw std::runtime_error("a 'load' without the manifest line to load");
+          load_kernel_manifest(header.value("manifest", ""), line.get<int>());
         } catch (const std::exception& error) {
           load_error = error.what();
         }

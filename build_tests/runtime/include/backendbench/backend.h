@@ -163,8 +163,10 @@ void load_kernel_library(const std::string& path);
 // library holding every kernel); `where` names it in errors.
 void add_kernel_entries(KernelEntries entries, const std::string& where);
 // Every kernel a manifest lists, one per line: a kernel library's path, or a line of the Python
-// bridge (python_bridge.h: a .py kernel, an op library). A missing manifest is an error.
-void load_kernel_manifest(const std::string& path);
+// bridge (python_bridge.h: a .py kernel, an op library); with `line` >= 0 only the kernels of that
+// non-empty line (a worker holds one kernel: kernel_imports.h, kernel_manifest_line). A missing
+// manifest or line is an error.
+void load_kernel_manifest(const std::string& path, int line = -1);
 // Starts the Python bridge's interpreter and imports torch (and Triton, where it is installed)
 // now, before any kernel is loaded: what a spare worker does for a job of Python kernels.
 // Throws std::runtime_error where this build has no bridge or Python does not start.

@@ -19,6 +19,16 @@ class Backend;
 // in-place and out= siblings). "" when none does (a Python kernel, an op library).
 std::string kernel_library(const std::string& manifest, const std::string& op_display, const std::string& backend);
 
+// The kernel manifest's non-empty lines, in order: what a worker is told to load by index.
+std::vector<std::string> kernel_manifest_lines(const std::string& manifest);
+
+// The line of `manifest` (its index among kernel_manifest_lines) that holds kernel `backend` of
+// `op_display`, or -1: read from the line's text alone, as kernel_library reads a library's file
+// name: a library line, a Python kernel's (python <kernels>/<folder>/<folder>_implementation_<N>.py)
+// or an op library's (op-library <name> ...). That line's worker is the only process that loads
+// the kernel (one kernel per worker: nothing one kernel does reaches another's verdict).
+int kernel_manifest_line(const std::string& manifest, const std::string& op_display, const std::string& backend);
+
 // The library a kernel backend of this process was found in (set when its worker listed it;
 // kernel_library above), "" for any other backend; what the no_fallback_imports check reads.
 void set_kernel_library(const Backend& backend, std::string library);

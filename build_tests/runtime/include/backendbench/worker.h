@@ -1,13 +1,15 @@
 // Kernel workers: kernel code runs only in them, never in the process that computes the
 // reference, compares, writes verdicts or decides an exit status (the supervisor).
 //
-// Supervisor side: start_kernel_workers(manifest, settings) asks a worker which kernels the
-// manifest registers and adds one WorkerBackend per kernel to backends(). Each call of such a
+// Supervisor side: start_kernel_workers(manifest, settings) starts one worker per manifest line
+// the jobs need (one kernel library, Python kernel or op library each: no two kernels ever share
+// a process, so nothing one does at load, at call or at exit reaches another's verdict), asks
+// each which kernels its line registers and adds one WorkerBackend per kernel to backends(). Each call of such a
 // backend sends the inputs (made and kept by the supervisor; where it made them from a case,
 // only how, and the worker makes the same values itself) to the worker and receives the
 // outputs, the inputs as the call left them, and what the call's own process saw (observe.h);
 // the supervisor then runs every check on its own copy. Workers are started on first use, one
-// per device class (CPU work sees no GPU device files), sandboxed (sandbox.h) unless
+// per manifest line and device class (CPU work sees no GPU device files), sandboxed (sandbox.h) unless
 // Settings::sandbox is none; a worker that crashes, hangs past the case timeout, faults or
 // breaks the protocol is stopped, the case fails with its last output, and the next case
 // starts a new one.
@@ -25,9 +27,12 @@
 
 namespace backendbench {
 
-// Starts the worker of `manifest` and registers its kernels; throws std::runtime_error with the
-// worker's own message when the manifest does not load, and when the sandbox cannot be made
-// (naming the way out: BACKENDBENCH_SANDBOX=none, which the command spells --no-sandbox).
+// Starts the workers of `manifest` that `settings.jobs` need (the lines holding their kernels,
+// kernel_imports.h: kernel_manifest_line; every line for no job) and registers their kernels;
+// throws std::runtime_error with the worker's own message when the only line needed does not
+// load, and when the sandbox cannot be made (naming the way out: BACKENDBENCH_SANDBOX=none,
+// which the command spells --no-sandbox). Where several lines are needed, one that fails leaves
+// out its own kernels only, and says so on stderr.
 void start_kernel_workers(const std::string& manifest, const Settings& settings);
 
 // A supervisor that runs one job after another (job_service.h): ends the workers of the last
@@ -40,8 +45,7 @@ void stop_kernel_workers();
 // same size and modification time, under the same sandbox; otherwise it stops them first. A
 // kept worker's libtorch, CUDA context, loaded kernels and modules, caching allocator and
 // device-copy slots are warm (on an H200 the 914-case subset's 10 kernel entries, served by 4
-// supervisors, took 7.3-8.1 s so, against 8.6-9.3 s with a worker each). What a kernel can do to a later job's kernels from a kept worker it
-// can do from the same manifest's libraries loaded into one worker: they are all loaded there.
+// supervisors, took 7.3-8.1 s so, against 8.6-9.3 s with a worker each). A kept worker serves its own line's kernel again, never another's.
 void keep_kernel_workers_between_jobs();
 
 // Between two jobs of such a supervisor: forgets the last job's kernels (the next
