@@ -891,7 +891,7 @@ class WorkerBackend : public Backend {
 };
 
 // The manifest line of a kernel that runs in a worker (its worker's), -1 for any other backend.
-int worker_line(const Backend& backend) {
+static int worker_line(const Backend& backend) {
   const auto* in_worker = dynamic_cast<const WorkerBackend*>(&backend);
   return in_worker != nullptr ? in_worker->line() : -1;
 }
@@ -1356,7 +1356,8 @@ Measurement measure_in_worker(const std::string& op_display, const c10::Operator
   return measured;
 }
 
-std::vector<int> worker_lines_for(const std::string& manifest, const std::vector<Job>& jobs) {
+// The manifest lines whose workers `jobs` need.
+static std::vector<int> worker_lines_for(const std::string& manifest, const std::vector<Job>& jobs) {
   const size_t count = kernel_manifest_lines(manifest).size();
   std::set<int> lines;
   for (const Job& job : jobs) {
