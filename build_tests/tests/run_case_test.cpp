@@ -193,5 +193,72 @@ TEST(TimeCase, SaysWhereItsTimeWent) {
   EXPECT_EQ(failed.time_spent->measurement_ms, 0);
 }
 
+// Outputs of `bytes` bytes (float32), each batch's number as its value.
+Stack batch_output(int batch, int64_t bytes) { return Stack{at::full({bytes / 4}, static_cast<float>(batch))}; }
+
+std::vector<int> batches_of(const std::vector<TimedOutput>& kept) {
+  std::vector<int> batches;
+  for (const TimedOutput& output : kept) batches.push_back(output.batch);
+  return batches;
+}
+
+TEST(TimedOutputSampler, KeepsEveryBatchThatFits) {
+  TimedOutputSampler sampler(10 * 400);
+  for (int batch = 0; batch < 5; ++batch) sampler.offer(batch, batch % 2, batch_output(batch, 400));
+  const std::vector<TimedOutput> kept = sampler.take();
+  EXPECT_EQ(batches_of(kept), (std::vector<int>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(kept[3].value_set, 1u);
+  EXPECT_EQ(kept[3].outputs[0].toTensor()[0].item<float>(), 3.0f);
+}
+
+TEST(TimedOutputSampler, PastItsBudgetThinsEvenlyAndKeepsTheLast) {
+  TimedOutputSampler sampler(4 * 400);  // four batches' outputs
+  for (int batch = 0; batch < 11; ++batch) sampler.offer(batch, 0, batch_output(batch, 400));
+  // 0..3 fit; the fifth halves them to every second batch, the ninth... to every fourth; the
+  // last batch always comes too.
+  EXPECT_EQ(batches_of(sampler.take()), (std::vector<int>{0, 4, 8, 10}));
+}
+
+TEST(TimedOutputSampler, OutputsLargerThanTheBudgetKeepTheFirstAndTheLast) {
+  TimedOutputSampler sampler(100);
+  for (int batch = 0; batch < 6; ++batch) sampler.offer(batch, 0, batch_output(batch, 400));
+  EXPECT_EQ(batches_of(sampler.take()), (std::vector<int>{0, 5}));
+}
+
+TEST(TimedOutputSampler, KeepsACopyNotTheKernelsTensor) {
+  // A kernel that writes into the output it returned after the batch changes nothing kept.
+  TimedOutputSampler sampler(1 << 20);
+  const Stack output = batch_output(7, 64);
+  sampler.offer(0, 0, output);
+  output[0].toTensor().fill_(-1);
+  EXPECT_EQ(sampler.take().at(0).outputs[0].toTensor()[0].item<float>(), 7.0f);
+}
+
+TEST(MeasureCase, InAWorkerKeepsTheTimedOutputsAndJudgesNothing) {
+  // A kernel wrong whenever timed: measured as a kernel worker measures (outputs kept for the
+  // supervisor), no flag is raised here, and every batch's last output is the wrong one.
+  const FunctionBackend wrong("impl12", [](Stack s) { return Stack{s[0].toTensor().clone()}; });
+  Settings settings = settings_with_salt(5);
+  settings.stopping.min_samples = 8;
+  settings.stopping.max_samples = 8;
+  Timer timer(c10::Device(c10::kCPU), settings.stopping, settings.layout);
+  const c10::OperatorHandle handle = find_operator(kRelu);
+  const std::vector<Stack> value_sets = {materialize(handle.schema(), kCase, c10::Device(c10::kCPU), 0, 5),
+                                         materialize(handle.schema(), kCase, c10::Device(c10::kCPU), 1, 5)};
+  const Measurement kept = measure_case(kRelu.display, handle, wrong, c10::Device(c10::kCPU), value_sets, timer, "t", 1 << 20);
+  EXPECT_TRUE(kept.errors.empty());
+  EXPECT_TRUE(std::find(kept.flags.begin(), kept.flags.end(), "wrong_when_timed") == kept.flags.end());
+  ASSERT_EQ(kept.timed_outputs.size(), 2u);  // 8 pairs in batches of 4
+  for (const TimedOutput& output : kept.timed_outputs) {
+    EXPECT_TRUE(at::equal(output.outputs[0].toTensor(), value_sets[output.value_set][0].toTensor()));
+  }
+  EXPECT_EQ(kept.timed_outputs[0].value_set, 0u);
+  EXPECT_EQ(kept.timed_outputs[1].value_set, 1u);
+  // In this process, the same kernel is judged here.
+  const Measurement judged = measure_case(kRelu.display, handle, wrong, c10::Device(c10::kCPU), value_sets, timer, "t");
+  EXPECT_TRUE(std::find(judged.flags.begin(), judged.flags.end(), "wrong_when_timed") != judged.flags.end());
+  EXPECT_TRUE(judged.timed_outputs.empty());
+}
+
 }  // namespace
 }  // namespace backendbench

@@ -249,8 +249,35 @@ Verdict check_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& 
   return check_case_for(op, spec, backend, settings, /*timed_next=*/false, nullptr, nullptr);
 }
 
+void TimedOutputSampler::offer(int batch, size_t value_set, const Stack& outputs) {
+  if (newest_ && newest_->batch % stride_ == 0) {
+    kept_bytes_ += stack_bytes(newest_->outputs);
+    kept_.push_back(std::move(*newest_));
+    while (kept_bytes_ > budget_bytes_ && kept_.size() > 1) {
+      stride_ *= 2;
+      std::vector<TimedOutput> thinned;
+      kept_bytes_ = 0;
+      for (TimedOutput& output : kept_) {
+        if (output.batch % stride_ != 0) continue;
+        kept_bytes_ += stack_bytes(output.outputs);
+        thinned.push_back(std::move(output));
+      }
+      kept_ = std::move(thinned);
+    }
+  }
+  newest_ = TimedOutput{batch, value_set, clone_inputs(outputs)};
+}
+
+std::vector<TimedOutput> TimedOutputSampler::take() {
+  if (newest_) kept_.push_back(std::move(*newest_));
+  newest_.reset();
+  kept_bytes_ = 0;
+  return std::move(kept_);
+}
+
 Measurement measure_case(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
-                         c10::Device device, const std::vector<Stack>& value_sets, Timer& timer, const std::string& where) {
+                         c10::Device device, const std::vector<Stack>& value_sets, Timer& timer, const std::string& where,
+                         std::optional<uint64_t> keep_outputs_bytes) {
   const bool alone = backend.kind() == Backend::Kind::kReference;
   const OperatorFacts& facts = facts_of(op_display);
   const std::string label = label_of(backend);
@@ -285,8 +312,13 @@ Measurement measure_case(const std::string& op_display, const c10::OperatorHandl
       // values), with the float64 second chance the checks give; then the other value set.
       std::string wrong_when_timed;
       const CompareOptions options = compare_options_for(facts);
+      std::optional<TimedOutputSampler> kept;
+      if (keep_outputs_bytes) kept.emplace(*keep_outputs_bytes);
+      int batch = 0;
       timer.after_batch = [&] {
-        if (wrong_when_timed.empty()) {
+        if (kept) {
+          kept->offer(batch++, current, last_kernel);
+        } else if (wrong_when_timed.empty()) {
           const Stack& batch_values = value_sets[current];  // what `live` held during the batch
           const Comparison comparison =
               compare_with_second_chance(last_reference, last_kernel, options, [&, precise = std::optional<Stack>()]() mutable -> const Stack* {
@@ -304,6 +336,7 @@ Measurement measure_case(const std::string& op_display, const c10::OperatorHandl
       };
       const PairedSamples pair = timer.sample_interleaved(fresh, reference_kept, candidate_kept);
       timer.after_batch = nullptr;
+      if (kept) measured.timed_outputs = kept->take();
       measured.reference_samples = pair.reference.values();
       measured.kernel_samples = pair.kernel.values();
       set_pair_figures(figures, pair);

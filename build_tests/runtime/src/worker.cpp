@@ -31,6 +31,7 @@
 
 #include "backendbench/backend.h"
 #include "backendbench/build_paths.h"
+#include "backendbench/check.h"
 #include "backendbench/device_share.h"
 #include "backendbench/files.h"
 #include "backendbench/inputs.h"
@@ -1054,7 +1055,8 @@ json figures_json(const Measurement& measured) {
           {"reference_samples", measured.reference_samples}, {"kernel_samples", measured.kernel_samples}};
 }
 
-json answer_time(const json& header, const std::vector<char>& payload, bool& fatal) {
+json answer_time(const json& header, const std::vector<char>& payload, std::vector<char>& out,
+                 device_share::Exports* exports, bool& fatal) {
   json answer = response_header();
   const auto [backend, op, device] = call_target(header);
   std::vector<std::vector<c10::IValue>> value_sets;
@@ -1085,12 +1087,22 @@ json answer_time(const json& header, const std::vector<char>& payload, bool& fat
   static auto* timers = new std::map<std::string, std::unique_ptr<Timer>>;
   std::unique_ptr<Timer>& timer = (*timers)[device.str()];
   if (!timer) timer = std::make_unique<Timer>(device, rule, layout);
-  const Measurement measured = measure_case(header.value("operator", ""), op, backend, device, value_sets, *timer,
-                                            header.value("where", std::string("the case")));
+  // Nothing is judged here: each batch's last kernel outputs go back to the supervisor.
+  const uint64_t keep_bytes = t.value("timed_output_bytes", uint64_t{0});
+  Measurement measured = measure_case(header.value("operator", ""), op, backend, device, value_sets, *timer,
+                                      header.value("where", std::string("the case")), keep_bytes);
   for (const std::string& error : measured.errors) {
     fatal = fatal || (device.is_cuda() && error.find("CUDA") != std::string::npos);
   }
   answer["measurement"] = figures_json(measured);
+  json batches = json::array();
+  std::vector<c10::IValue> outputs;
+  for (TimedOutput& timed : measured.timed_outputs) {
+    batches.push_back({timed.batch, timed.value_set});
+    outputs.push_back(c10::ivalue::Tuple::create(std::move(timed.outputs)));
+  }
+  answer["measurement"]["timed_outputs"] = batches;
+  if (!outputs.empty()) out = worker::save_values(outputs, exports);
   return answer;
 }
 
@@ -1185,6 +1197,69 @@ SupervisorReference supervisor_reference(const std::string& op_display, const c1
   return measured;
 }
 
+// The outputs the worker's kernel gave while timed (each batch's last, TimedOutputSampler; the
+// answer's "timed_outputs" says which batch and value set each is), judged here against this
+// process's own reference on the same values, with the checks' float64 second chance. Returns
+// why the first that differs does ("" when none does); throws std::runtime_error for a malformed
+// answer (none though pairs were timed, a count or value set that does not fit).
+std::string judge_timed_outputs(const json& measurement, const std::vector<char>& payload,
+                                const device_share::Imports* imports, const std::string& op_display,
+                                const c10::OperatorHandle& handle, c10::Device device,
+                                const std::vector<std::vector<c10::IValue>>& value_sets,
+                                const std::vector<InputDraw>& drawn_from, const std::vector<c10::IValue>* checked_outputs) {
+  const json& batches = measurement.at("timed_outputs");
+  if (!batches.is_array()) throw std::runtime_error("timed_outputs is not a list");
+  const bool timed = !measurement.at("kernel_samples").empty();
+  if (timed && batches.empty()) throw std::runtime_error("no timed outputs came back with the samples");
+  if (batches.empty()) return "";
+  const std::vector<c10::IValue> outputs = worker::load_values(payload, imports);
+  if (outputs.size() != batches.size()) throw std::runtime_error("timed outputs of another count than their batches");
+  const size_t sets = std::max(value_sets.size(), drawn_from.size());
+  std::map<size_t, std::vector<c10::IValue>> inputs_of, reference_of;
+  const auto inputs_for = [&](size_t set) -> const std::vector<c10::IValue>& {
+    auto found = inputs_of.find(set);
+    if (found != inputs_of.end()) return found->second;
+    const InputDraw& drawn = drawn_from.at(set);
+    std::vector<c10::IValue> made = set < value_sets.size() ? value_sets[set]
+                                                            : materialize(handle.schema(), *drawn.spec, device, drawn.draw, drawn.salt);
+    return inputs_of.emplace(set, std::move(made)).first->second;
+  };
+  const auto reference_for = [&](size_t set) -> const std::vector<c10::IValue>& {
+    auto found = reference_of.find(set);
+    if (found != reference_of.end()) return found->second;
+    std::vector<c10::IValue> want = set == 0 && checked_outputs != nullptr
+                                        ? *checked_outputs
+                                        : backends().reference().call(handle, clone_inputs(inputs_for(set)), device);
+    return reference_of.emplace(set, std::move(want)).first->second;
+  };
+  const CompareOptions options = compare_options_for(facts_of(op_display));
+  for (size_t i = 0; i < batches.size(); ++i) {
+    const json& entry = batches[i];
+    if (!entry.is_array() || entry.size() != 2 || !entry[0].is_number_unsigned() || !entry[1].is_number_unsigned() ||
+        entry[1].get<size_t>() >= sets || !outputs[i].isTuple()) {
+      throw std::runtime_error("a timed output that is not [batch, value set] of this case, with its outputs");
+    }
+    const size_t set = entry[1].get<size_t>();
+    const auto& elements = outputs[i].toTupleRef().elements();
+    const std::vector<c10::IValue> got(elements.begin(), elements.end());
+    const Comparison comparison =
+        compare_with_second_chance(reference_for(set), got, options, [&, precise = std::optional<std::vector<c10::IValue>>()]() mutable
+                                   -> const std::vector<c10::IValue>* {
+          try {
+            precise = backends().reference().call(handle, to_double_precision(inputs_for(set)), device);
+          } catch (const std::exception&) {
+            return nullptr;
+          }
+          return &*precise;
+        });
+    if (!comparison.equal) {
+      return comparison.message + " (the last call of timed batch " + std::to_string(entry[0].get<size_t>() + 1) +
+             ", judged by the supervisor)";
+    }
+  }
+  return "";
+}
+
 Measurement measure_in_worker_once(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
                                    c10::Device device, const std::vector<std::vector<c10::IValue>>& value_sets,
                                    const std::vector<InputDraw>& drawn_from, const Settings& settings,
@@ -1193,6 +1268,11 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
   json header = call_request("time", op_display, backend.name(), handle, device);
   header["timing"] = timing_settings(settings);
   header["where"] = where;
+  // Each batch's last kernel outputs come back to be judged here, within a budget of bytes; the
+  // answer may carry no more than they can need.
+  const uint64_t expected_bytes = checked_outputs != nullptr ? stack_bytes(*checked_outputs) : 0;
+  const uint64_t output_budget = std::max(kTimedOutputBudgetBytes, 2 * expected_bytes);
+  header["timing"]["timed_output_bytes"] = output_budget;
   // Value sets the worker can make itself do not cross (a worker timing other values than
   // these gains nothing it could not claim anyway: its figures are bounded below).
   std::vector<char> payload;
@@ -1205,14 +1285,28 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
     payload = worker::save_values(sets);
   }
   const auto started = std::chrono::steady_clock::now();
-  const json answer = WorkerPool::instance().request({device.is_cuda(), worker_line(backend)}, header, payload, nullptr);
+  std::vector<char> timed_outputs;
+  const json answer = WorkerPool::instance().request({device.is_cuda(), worker_line(backend)}, header, payload, &timed_outputs,
+                                                     kAnswerSlackBytes + kAnswerMultiple * (output_budget + expected_bytes));
   const double observed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
   Measurement measured;
+  std::string wrong_when_timed;
   try {
-    measured = counted_measurement(answer.at("measurement"), int64_t{settings.stopping.max_samples} + settings.layout.batch_pairs);
+    const json& m = answer.at("measurement");
+    measured = counted_measurement(m, int64_t{settings.stopping.max_samples} + settings.layout.batch_pairs);
+    if (measured.errors.empty()) {
+      wrong_when_timed = judge_timed_outputs(m, timed_outputs, device.is_cuda() ? &WorkerPool::instance().gpu_imports(worker_line(backend)) : nullptr,
+                                             op_display, handle, device, value_sets, drawn_from, checked_outputs);
+    }
   } catch (const std::exception& error) {
     throw std::runtime_error(std::string("the kernel worker's timing answer is malformed: ") + error.what());
+  }
+  if (!wrong_when_timed.empty()) {
+    measured.flags.push_back("wrong_when_timed");
+    measured.errors.push_back(backend.name() + " (" + backend.source() + ") on " + where +
+                              ": right when checked but wrong when timed: " + wrong_when_timed);
+    return measured;
   }
   // The bound from outside: the samples ran one after another inside this request, so together
   // they took no longer than it did.
@@ -1614,7 +1708,7 @@ int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int devic
       } else if (kind == "call") {
         answer = answer_call(header, request->payload, payload, exports, fatal);
       } else if (kind == "time") {
-        answer = answer_time(header, request->payload, fatal);
+        answer = answer_time(header, request->payload, payload, exports, fatal);
       } else {
         throw std::runtime_error("unknown request kind '" + kind + "'");
       }

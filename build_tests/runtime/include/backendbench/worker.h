@@ -79,7 +79,10 @@ int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int devic
                         bool awaiting_manifest = false, bool start_python = false);
 
 // Times a worker's kernel against the reference in its worker (CUDA events must be recorded
-// where the kernel runs), then bounds what it reports by what this process observes: the
+// where the kernel runs), then judges here every timed output the worker sends (each batch's
+// last, run_case.h: TimedOutputSampler) against this process's own reference on the same values
+// (`wrong_when_timed`; nothing is judged in the kernel's process), and bounds what it reports by
+// what this process observes: the
 // samples it reports cannot add up to more time than the request took (half the samples at the
 // median or above: samples/2 × (reference + kernel median) ≤ the wall time seen here), else the
 // measurement fails with that reason; and the reference time the worker reports may be at most
@@ -113,6 +116,10 @@ Measurement counted_measurement(const nlohmann::json& measurement, int64_t most_
 // a worker's claim of a payload beyond it is a protocol error before a byte of it is kept (a
 // claimed 32 GiB was accepted and filled as it came: 1 GiB streamed took the supervisor to 2.4 GB).
 inline constexpr uint64_t kAnswerMultiple = 4;
+// The outputs a kernel worker's timing sends back, each batch's last (run_case.h:
+// TimedOutputSampler), for this process to judge with its own reference: at most this many
+// bytes of them, or twice the reference's outputs where those are larger (then two batches').
+inline constexpr uint64_t kTimedOutputBudgetBytes = uint64_t{32} << 20;
 inline constexpr uint64_t kAnswerSlackBytes = uint64_t{16} << 20;
 // `drawn_from` says how each value set was made; the worker then makes them itself (nothing
 // crosses but the figures); empty, the value sets are sent. `checked_outputs`: the reference's

@@ -7,7 +7,8 @@
 //   list        → kernels: the backends the worker's manifest registers (or the load error)
 //   unusable    → why one backend cannot run (a Python kernel whose module does not load)
 //   call        inputs → the outputs, the inputs after the call, what the call's process saw
-//   time        the case's value sets → timing figures and flags measured in the worker
+//   time        the case's value sets → the interleaved samples measured in the worker, and
+//               each batch's last kernel outputs (TimedOutputSampler) for the supervisor to judge
 //
 // A GPU worker also has a Unix datagram socket (descriptor 3) to its supervisor, and copies large
 // CUDA storages into shared slots instead of the payload (device_share.h). A response whose header
