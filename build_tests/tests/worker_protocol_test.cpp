@@ -336,6 +336,33 @@ TEST(KeptDraws, ADrawIsHandedOverOnceAsMadeAndAnotherCaseDropsIt) {
   ASSERT_TRUE(kept.take("case b", 0).has_value());
 }
 
+TEST(BackToBack, EnoughCallsToLastTheirTimeAndNoMoreCopiesThanTheirBound) {
+  EXPECT_EQ(back_to_back_calls(100e-6, 0), 250);                    // 25 ms of calls
+  EXPECT_EQ(back_to_back_calls(10e-3, 0), kLeastBackToBackCalls);   // long calls: the least
+  EXPECT_EQ(back_to_back_calls(1e-9, 0), kMostBackToBackCalls);     // a claim of nothing: the most
+  EXPECT_EQ(back_to_back_calls(0, 0), kMostBackToBackCalls);
+  EXPECT_EQ(back_to_back_calls(100e-6, kBackToBackCopyBytes / 10), 10);  // fresh copies fit 10 times
+  EXPECT_EQ(back_to_back_calls(100e-6, kBackToBackCopyBytes * 2), 2);    // at least 2
+}
+
+TEST(BackToBack, TheAllowanceIsTheClaimAndAFewPerCentOnLongCalls) {
+  // 250 calls of 100 us: 5 % and one call more, 1 ms of round trip; no launch slack there.
+  const double allowed = back_to_back_allowance(100e-6, 250, /*cuda=*/true);
+  EXPECT_NEAR(allowed, 1.05 * 251 * 100e-6 + kBackToBackSlackSeconds, 1e-12);
+  EXPECT_LT(allowed / (250 * 100e-6), 1.10);  // a forged time gains under 10 % there
+  // Short CUDA calls get launch latency on top; a CPU's do not.
+  EXPECT_GT(back_to_back_allowance(2e-6, 1000, true), back_to_back_allowance(2e-6, 1000, false) + 1000 * 9e-6);
+}
+
+TEST(OutputDigests, OneDigestPerTensorThatChangesWithItsValues) {
+  const at::Tensor a = at::arange(16, at::kFloat);
+  const std::vector<int64_t> digests = output_digests({a, c10::IValue(3), a.t().contiguous()});
+  ASSERT_EQ(digests.size(), 2u);
+  EXPECT_EQ(digests[0], digests[1]);
+  EXPECT_NE(output_digests({a})[0], output_digests({a + 1})[0]);
+  EXPECT_EQ(output_digests({at::zeros({4})})[0], 0);
+}
+
 }  // namespace
 }  // namespace backendbench::worker
 

@@ -21,9 +21,11 @@
 #include <vector>
 
 #include "backendbench/backend.h"
+#include "backendbench/timing.h"
 #include "backendbench/worker.h"
 
 int main(int argc, char** argv) {
+  backendbench::fix_large_allocations();  // before any kernel code loads (timing.h)
   std::vector<std::string> arguments(argv + 1, argv + argc);
   int device_socket = -1;
   if (arguments.size() >= 2 && arguments[arguments.size() - 2] == "--device-socket" && arguments.back() == "3") {

@@ -1,5 +1,7 @@
 // Sampling, the stopping rule and the guards of ./bench; see timing.h.
 #include "backendbench/timing.h"
+
+#include <malloc.h>
 #include "backendbench/verdict.h"
 
 #include <c10/core/Event.h>
@@ -46,6 +48,8 @@ double interquartile_mean(std::vector<double> values, double* standard_deviation
   if (standard_deviation) *standard_deviation = std::sqrt(std::max(0.0, squares / count - mean * mean));
   return mean;
 }
+
+void fix_large_allocations() { mallopt(M_MMAP_THRESHOLD, 128 << 10); }
 
 double Samples::median_seconds() const { return quantile(values_, 0.5); }
 

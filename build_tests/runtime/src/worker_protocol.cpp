@@ -150,6 +150,18 @@ uint64_t get_u64(const std::vector<char>& in, size_t at) {
 
 }  // namespace
 
+std::vector<int64_t> output_digests(const std::vector<c10::IValue>& outputs) {
+  std::vector<int64_t> digests;
+  for (const at::Tensor& tensor : tensors_in(outputs)) {
+    if (!tensor.defined() || tensor.layout() != at::kStrided) {
+      digests.push_back(0);
+      continue;
+    }
+    digests.push_back(tensor.contiguous().reshape({-1}).view(at::kByte).sum(at::kLong).item<int64_t>());
+  }
+  return digests;
+}
+
 std::vector<char> save_values(const std::vector<c10::IValue>& values, device_share::Exports* exports) {
   std::vector<at::Tensor> table;
   const std::vector<char> structure = torch::jit::pickle(c10::ivalue::Tuple::create(values), &table);

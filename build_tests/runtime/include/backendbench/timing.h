@@ -18,6 +18,14 @@
 
 namespace backendbench {
 
+// Fixes how this process's large CPU allocations are made: each of 128 KiB or more is its own
+// mapping, its pages faulted in afresh on every call (glibc's mallopt M_MMAP_THRESHOLD, which
+// otherwise moves with the process's history, and so did a large output's cost: a 2048x2048
+// relu read 0.6 ms in one attempt and 5 ms in the next on the 2-core machine, its reference
+// alike, and differently in the supervisor than in the kernel's worker). Every process that
+// times calls it first: the kernel workers and the supervisors.
+void fix_large_allocations();
+
 // A set of timings, seconds.
 class Samples {
  public:

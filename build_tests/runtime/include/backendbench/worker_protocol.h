@@ -9,6 +9,10 @@
 //   call        inputs → the outputs, the inputs after the call, what the call's process saw
 //   time        the case's value sets → the interleaved samples measured in the worker, and
 //               each batch's last kernel outputs (TimedOutputSampler) for the supervisor to judge
+//   prepare_run the value sets and a count → (nothing): the inputs of that many calls, made ready
+//   run         → the digests of the last outputs (output_digests), once the calls made ready
+//               ran back to back and every device is synchronised; the supervisor times it
+//   run_output  → those last outputs
 //
 // A GPU worker also has a Unix datagram socket (descriptor 3) to its supervisor, and copies large
 // CUDA storages into shared slots instead of the payload (device_share.h). A response whose header
@@ -90,6 +94,11 @@ class MessageReader {
 // (the socket a GPU worker has), was mapped.
 std::vector<char> save_values(const std::vector<c10::IValue>& values, device_share::Exports* exports = nullptr);
 std::vector<c10::IValue> load_values(const std::vector<char>& payload, const device_share::Imports* imports = nullptr);
+
+// One digest per tensor of `outputs` (tensors_in order): the sum of its values' bytes, as int64.
+// A `run` answer carries its last outputs' digests, computed once they are done; the outputs the
+// supervisor fetches after it must have the same, so the work was done when it answered.
+std::vector<int64_t> output_digests(const std::vector<c10::IValue>& outputs);
 
 // A worker's inputs of the latest case's draws, as made before the call, for the time request
 // that follows (0.7 s of ./bench's 68 on the 914-case subset, H200, went to making them again).

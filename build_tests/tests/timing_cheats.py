@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""The timing cheats (build_tests/gallery/timing_cheats) through ./bench: no forged time raises a speedup.
+
+impl1 rewrites the worker's clock at load (80 % of its calls' time hidden), impl2 defers its work
+to between samples, impl3 is their honest twin. Each case of each cheat must either fail as
+timing_disagrees (its worker's time disagrees with the supervisor's clock over its calls back to
+back) or pass with a speedup no more than kAllowed times the honest twin's on the same case (the
+forgeries claim 5x and more). The honest twin passes every case, and impl1's forged time on the
+2048x2048 case (a call of a millisecond, claimed at a fifth of it: over 100 us) fails it.
+"""
+import argparse
+import re
+import subprocess
+import sys
+
+kAllowed = 3.0  # CPU noise between runs of the same kernel; the forgeries claim 5x and more
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--bench", required=True)
+args = parser.parse_args()
+
+run = subprocess.run([args.bench, "--benchmark_filter=^gallery_timing_cheats/relu.default/", "--backendbench_bench_seconds=0.05"],
+                     capture_output=True, text=True, timeout=540)
+output = run.stdout + run.stderr
+failures = []
+
+
+def check(condition, what):
+    print(("ok: " if condition else "FAILED: ") + what)
+    if not condition:
+        failures.append(what)
+
+
+results = {}  # (case, impl) -> ("error", text) or ("speedup", value)
+for line in output.splitlines():
+    match = re.match(r"gallery_timing_cheats/relu\.default/([^/]+)/(impl\d+)/\S+\s+(.*)", line)
+    if not match:
+        continue
+    case, impl, rest = match.groups()
+    if "ERROR OCCURRED" in rest:
+        results[(case, impl)] = ("error", rest)
+    else:
+        speedup = re.search(r"speedup=([0-9.eE+-]+)([kmun]?)", rest)
+        scale = {"": 1, "k": 1e3, "m": 1e-3, "u": 1e-6, "n": 1e-9}[speedup.group(2)] if speedup else 1
+        results[(case, impl)] = ("speedup", float(speedup.group(1)) * scale if speedup else None)
+
+cases = sorted({case for case, _ in results})
+check(len(cases) == 2, f"./bench timed the gallery's 2 cases (found {cases}; exit status {run.returncode})")
+check(run.returncode == 0, f"./bench exits 0 (a failed case is not a crash): {run.returncode}")
+for case in cases:
+    honest = results.get((case, "impl3"))
+    check(honest is not None and honest[0] == "speedup" and honest[1], f"{case}: the honest twin passes ({honest})")
+    if not honest or honest[0] != "speedup" or not honest[1]:
+        continue
+    for impl in ("impl1", "impl2"):
+        got = results.get((case, impl))
+        if impl == "impl1" and case.startswith("f32_2048x2048"):
+            check(got is not None and got[0] == "error" and "its worker timed the kernel at" in got[1],
+                  f"{case} {impl}: a forged time on a call of over 100 us fails as timing_disagrees ({str(got)[:300]})")
+            continue
+        if got is None:
+            check(False, f"{case} {impl}: no result")
+        elif got[0] == "error":
+            check("its worker timed the kernel at" in got[1] or "back to back" in got[1],
+                  f"{case} {impl}: failed because its time disagrees with the supervisor's clock: {got[1][:300]}")
+        else:
+            check(got[1] is not None and got[1] <= kAllowed * honest[1],
+                  f"{case} {impl}: passed at {got[1]:.3g}x, the honest twin at {honest[1]:.3g}x (at most {kAllowed}x that)")
+if failures:
+    print(output[-4000:])
+    sys.exit(1)
