@@ -1055,24 +1055,33 @@ json figures_json(const Measurement& measured) {
           {"reference_samples", measured.reference_samples}, {"kernel_samples", measured.kernel_samples}};
 }
 
+// The value sets a request names (put_value_sets): made here from their recipes (`take_kept`:
+// the draws kept for timing are taken instead where there are some), or read from its payload.
+std::vector<std::vector<c10::IValue>> value_sets_of(const json& header, const std::vector<char>& payload,
+                                                    const c10::OperatorHandle& op, c10::Device device, bool take_kept) {
+  std::vector<std::vector<c10::IValue>> value_sets;
+  if (header.contains("value_sets")) {
+    for (const json& drawn : header.at("value_sets")) {
+      std::optional<std::vector<c10::IValue>> kept;
+      if (take_kept) kept = kept_draws().take(drawn_case_key(drawn, op, device), drawn.at("draw").get<int>());
+      value_sets.push_back(kept ? std::move(*kept) : drawn_inputs(drawn, op, device));
+    }
+    if (take_kept) kept_draws().clear();
+    return value_sets;
+  }
+  for (const c10::IValue& set : worker::load_values(payload)) {
+    if (!set.isTuple()) throw std::runtime_error("a value set that is not a tuple");
+    value_sets.emplace_back(set.toTupleRef().elements().begin(), set.toTupleRef().elements().end());
+    make_storages_resizable(value_sets.back());
+  }
+  return value_sets;
+}
+
 json answer_time(const json& header, const std::vector<char>& payload, std::vector<char>& out,
                  device_share::Exports* exports, bool& fatal) {
   json answer = response_header();
   const auto [backend, op, device] = call_target(header);
-  std::vector<std::vector<c10::IValue>> value_sets;
-  if (header.contains("value_sets")) {
-    for (const json& drawn : header.at("value_sets")) {
-      std::optional<std::vector<c10::IValue>> kept = kept_draws().take(drawn_case_key(drawn, op, device), drawn.at("draw").get<int>());
-      value_sets.push_back(kept ? std::move(*kept) : drawn_inputs(drawn, op, device));
-    }
-    kept_draws().clear();
-  } else {
-    for (const c10::IValue& set : worker::load_values(payload)) {
-      if (!set.isTuple()) throw std::runtime_error("a value set that is not a tuple");
-      value_sets.emplace_back(set.toTupleRef().elements().begin(), set.toTupleRef().elements().end());
-      make_storages_resizable(value_sets.back());
-    }
-  }
+  std::vector<std::vector<c10::IValue>> value_sets = value_sets_of(header, payload, op, device, /*take_kept=*/true);
   const json t = header.value("timing", json::object());
   StoppingRule rule;
   rule.min_samples = t.value("min_samples", rule.min_samples);
@@ -1129,16 +1138,7 @@ std::vector<c10::IValue>& last_run_outputs() {
 
 json answer_prepare_run(const json& header, const std::vector<char>& payload) {
   const auto [backend, op, device] = call_target(header);
-  std::vector<std::vector<c10::IValue>> value_sets;
-  if (header.contains("value_sets")) {
-    for (const json& drawn : header.at("value_sets")) value_sets.push_back(drawn_inputs(drawn, op, device));
-  } else {
-    for (const c10::IValue& set : worker::load_values(payload)) {
-      if (!set.isTuple()) throw std::runtime_error("a value set that is not a tuple");
-      value_sets.emplace_back(set.toTupleRef().elements().begin(), set.toTupleRef().elements().end());
-      make_storages_resizable(value_sets.back());
-    }
-  }
+  std::vector<std::vector<c10::IValue>> value_sets = value_sets_of(header, payload, op, device, /*take_kept=*/false);
   const json calls = header.value("calls", json());
   if (value_sets.empty() || !calls.is_number_unsigned() || calls.get<int64_t>() < 1 || calls.get<int64_t>() > kMostBackToBackCalls) {
     throw std::runtime_error("a 'prepare_run' without value sets, or without a count of calls from 1 to " +
@@ -1276,6 +1276,20 @@ SupervisorReference supervisor_reference(const std::string& op_display, const c1
   }
   measured.outputs = std::move(last_first);
   return measured;
+}
+
+// A case's value sets in a request: how each was made (`value_sets`: recipes the worker makes the
+// same values from), or, where nothing says, the values themselves, as the payload it returns.
+std::vector<char> put_value_sets(json& header, const std::vector<std::vector<c10::IValue>>& value_sets,
+                                 const std::vector<InputDraw>& drawn_from) {
+  if (!drawn_from.empty()) {
+    header["value_sets"] = json::array();
+    for (const InputDraw& drawn : drawn_from) header["value_sets"].push_back(draw_json(drawn));
+    return {};
+  }
+  std::vector<c10::IValue> sets;
+  for (const auto& set : value_sets) sets.push_back(c10::ivalue::Tuple::create(set));
+  return worker::save_values(sets);
 }
 
 // This process's own view of a case's value sets: the inputs of each (made here from its recipe
@@ -1417,15 +1431,7 @@ void bound_from_below(Measurement& measured, const std::string& op_display, cons
   const WorkerPool::Key key{device.is_cuda(), worker_line(backend)};
   json prepare = call_request("prepare_run", op_display, backend.name(), handle, device);
   prepare["calls"] = calls;
-  std::vector<char> sets_payload;
-  if (!drawn_from.empty()) {
-    prepare["value_sets"] = json::array();
-    for (const InputDraw& drawn : drawn_from) prepare["value_sets"].push_back(draw_json(drawn));
-  } else {
-    std::vector<c10::IValue> sets;
-    for (const auto& set : value_sets) sets.push_back(c10::ivalue::Tuple::create(set));
-    sets_payload = worker::save_values(sets);
-  }
+  const std::vector<char> sets_payload = put_value_sets(prepare, value_sets, drawn_from);
   const auto fail_on = [](const json& answer) {
     if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
   };
@@ -1520,15 +1526,7 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
   header["timing"]["timed_output_bytes"] = output_budget;
   // Value sets the worker can make itself do not cross (a worker timing other values than
   // these gains nothing it could not claim anyway: its figures are bounded below).
-  std::vector<char> payload;
-  if (!drawn_from.empty()) {
-    header["value_sets"] = json::array();
-    for (const InputDraw& drawn : drawn_from) header["value_sets"].push_back(draw_json(drawn));
-  } else {
-    std::vector<c10::IValue> sets;
-    for (const auto& set : value_sets) sets.push_back(c10::ivalue::Tuple::create(set));
-    payload = worker::save_values(sets);
-  }
+  const std::vector<char> payload = put_value_sets(header, value_sets, drawn_from);
   const auto started = std::chrono::steady_clock::now();
   std::vector<char> timed_outputs;
   const json answer = WorkerPool::instance().request({device.is_cuda(), worker_line(backend)}, header, payload, &timed_outputs,
