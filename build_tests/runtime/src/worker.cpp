@@ -1355,7 +1355,7 @@ class SupervisorValues {
 // first that differs does ("" when none does); throws std::runtime_error for a malformed answer
 // (none though pairs were timed, a count or value set that does not fit).
 std::string judge_timed_outputs(const json& measurement, const std::vector<char>& payload,
-                                const device_share::Imports* imports, SupervisorValues& values) {
+                                const device_share::Imports* imports, SupervisorValues& values, int batch_pairs) {
   const json& batches = measurement.at("timed_outputs");
   if (!batches.is_array()) throw std::runtime_error("timed_outputs is not a list");
   const bool timed = !measurement.at("kernel_samples").empty();
@@ -1363,17 +1363,24 @@ std::string judge_timed_outputs(const json& measurement, const std::vector<char>
   if (batches.empty()) return "";
   const std::vector<c10::IValue> outputs = worker::load_values(payload, imports);
   if (outputs.size() != batches.size()) throw std::runtime_error("timed outputs of another count than their batches");
+  // Which batches ran, and on which value set, follow from the samples (measure_case: batches of
+  // batch_pairs pairs, the value sets in turn), not from the worker's word: the batches it names
+  // must be in order, the last among them, each on its own value set.
+  const size_t ran = measurement.at("kernel_samples").size() / static_cast<size_t>(std::max(1, batch_pairs));
   for (size_t i = 0; i < batches.size(); ++i) {
     const json& entry = batches[i];
-    if (!entry.is_array() || entry.size() != 2 || !entry[0].is_number_unsigned() || !entry[1].is_number_unsigned() ||
-        entry[1].get<size_t>() >= values.count() || !outputs[i].isTuple()) {
-      throw std::runtime_error("a timed output that is not [batch, value set] of this case, with its outputs");
+    const bool well_formed = entry.is_array() && entry.size() == 2 && entry[0].is_number_unsigned() &&
+                             entry[1].is_number_unsigned() && outputs[i].isTuple();
+    const size_t batch = well_formed ? entry[0].get<size_t>() : 0;
+    if (!well_formed || batch >= ran || (i > 0 && batch <= batches[i - 1][0].get<size_t>()) ||
+        (i + 1 == batches.size() && batch + 1 != ran) || entry[1].get<size_t>() != batch % values.count()) {
+      throw std::runtime_error("a timed output that is not [batch, value set] of this case's batches, in order and with the last");
     }
     const auto& elements = outputs[i].toTupleRef().elements();
     const std::vector<c10::IValue> got(elements.begin(), elements.end());
-    const Comparison comparison = values.compare(entry[1].get<size_t>(), got);
+    const Comparison comparison = values.compare(batch % values.count(), got);
     if (!comparison.equal) {
-      return comparison.message + " (the last call of timed batch " + std::to_string(entry[0].get<size_t>() + 1) +
+      return comparison.message + " (the last call of timed batch " + std::to_string(batch + 1) +
              ", judged by the supervisor)";
     }
   }
@@ -1384,22 +1391,16 @@ std::string judge_timed_outputs(const json& measurement, const std::vector<char>
 // turn (fresh copies, made first, for an operator that writes its inputs), every device
 // synchronised before and after, the fastest of kBackToBackTries runs: the reference's side of
 // the speedup both sides get back to back.
-double reference_back_to_back(const std::string& op_display, const c10::OperatorHandle& handle, c10::Device device,
-                              SupervisorValues& values, int64_t calls) {
-  const bool writes_inputs = !written_arguments(handle.schema(), facts_of(op_display).unannotated_writes).empty();
-  std::vector<std::vector<c10::IValue>> inputs;
-  for (int64_t i = 0; i < calls; ++i) {
-    const std::vector<c10::IValue>& set = values.inputs(static_cast<size_t>(i) % values.count());
-    inputs.push_back(writes_inputs ? clone_inputs(set) : set);
-  }
+double reference_back_to_back(const c10::OperatorHandle& handle, c10::Device device, SupervisorValues& values,
+                              int64_t calls, bool writes_inputs) {
   const BoundCall reference = backends().reference().bind(handle, values.inputs(0), device);
   // The fastest of kBackToBackTries runs, as the kernel's (other work only adds time).
   double fastest = std::numeric_limits<double>::infinity();
   for (int attempt = 0; attempt < kBackToBackTries; ++attempt) {
-    std::vector<std::vector<c10::IValue>> stacks = writes_inputs || attempt + 1 == kBackToBackTries ? std::move(inputs) : inputs;
-    if (writes_inputs && attempt + 1 < kBackToBackTries) {
-      inputs.clear();
-      for (int64_t i = 0; i < calls; ++i) inputs.push_back(clone_inputs(values.inputs(static_cast<size_t>(i) % values.count())));
+    std::vector<std::vector<c10::IValue>> stacks;
+    for (int64_t i = 0; i < calls; ++i) {
+      const std::vector<c10::IValue>& set = values.inputs(static_cast<size_t>(i) % values.count());
+      stacks.push_back(writes_inputs ? clone_inputs(set) : set);
     }
     std::vector<c10::IValue> last;
     synchronize_all_devices();
@@ -1443,13 +1444,14 @@ void bound_from_below(Measurement& measured, const std::string& op_display, cons
     const json ran = pool.request(key, request_header("run"), {}, nullptr);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     fail_on(ran);
-    const json set = ran.value("value_set", json());
-    if (!set.is_number_unsigned() || set.get<size_t>() >= values.count() || !ran.contains("digests")) {
-      throw std::runtime_error("the kernel worker's answer to 'run' is malformed: no digests, or no value set of this case");
+    // The last call ran on the value set the order of calls gives; the worker must say the same.
+    const size_t set = static_cast<size_t>(calls - 1) % values.count();
+    if (ran.value("value_set", json()) != json(set) || !ran.contains("digests")) {
+      throw std::runtime_error("the kernel worker's answer to 'run' is malformed: no digests, or not the last call's value set");
     }
     const std::vector<int64_t> digests = ran.at("digests").get<std::vector<int64_t>>();
     std::vector<char> payload;
-    const uint64_t expected_bytes = stack_bytes(values.reference(set.get<size_t>()));
+    const uint64_t expected_bytes = stack_bytes(values.reference(set));
     fail_on(pool.request(key, request_header("run_output"), {}, &payload, kAnswerSlackBytes + kAnswerMultiple * expected_bytes));
     const std::vector<c10::IValue> outputs = worker::load_values(payload, device.is_cuda() ? &pool.gpu_imports(key.second) : nullptr);
     if (outputs.size() != 1 || !outputs[0].isTuple()) throw std::runtime_error("the kernel worker's run outputs are malformed");
@@ -1461,7 +1463,7 @@ void bound_from_below(Measurement& measured, const std::string& op_display, cons
                                 "what it then sent (their digests differ): the work was not done when the supervisor's clock stopped");
       return;
     }
-    const Comparison comparison = values.compare(set.get<size_t>(), got);
+    const Comparison comparison = values.compare(set, got);
     if (!comparison.equal) {
       measured.flags.push_back("wrong_when_timed");
       measured.errors.push_back(label + " on " + where + ": right when checked but wrong when called back to back: " +
@@ -1481,7 +1483,7 @@ void bound_from_below(Measurement& measured, const std::string& op_display, cons
     // call that allocates a large output faults in its pages in some runs and not in others);
     // a speedup is, where it beats the one both sides get back to back by this process's clock
     // (the reference's here, in the same order of calls).
-    reference_per_call = reference_back_to_back(op_display, handle, device, values, calls) / static_cast<double>(calls);
+    reference_per_call = reference_back_to_back(handle, device, values, calls, writes_inputs) / static_cast<double>(calls);
     back_to_back_speedup = std::min(back_to_back_speedup, reference_per_call / per_call);
     lowest_back_to_back_speedup = back_to_back_speedup;
   }
@@ -1501,7 +1503,7 @@ void bound_from_below(Measurement& measured, const std::string& op_display, cons
   }
   // Both sides as this process's clock read them back to back.
   if (reference_per_call == 0) {
-    reference_per_call = reference_back_to_back(op_display, handle, device, values, calls) / static_cast<double>(calls);
+    reference_per_call = reference_back_to_back(handle, device, values, calls, writes_inputs) / static_cast<double>(calls);
   }
   f.kernel_us = f.kernel_mean_us = per_call * 1e6;
   f.reference_us = reference_per_call * 1e6;
@@ -1541,7 +1543,7 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
     measured = counted_measurement(m, int64_t{settings.stopping.max_samples} + settings.layout.batch_pairs);
     if (measured.errors.empty()) {
       wrong_when_timed = judge_timed_outputs(m, timed_outputs, device.is_cuda() ? &WorkerPool::instance().gpu_imports(worker_line(backend)) : nullptr,
-                                             values);
+                                             values, settings.layout.batch_pairs);
     }
   } catch (const std::exception& error) {
     throw std::runtime_error(std::string("the kernel worker's timing answer is malformed: ") + error.what());
