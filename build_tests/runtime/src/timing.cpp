@@ -15,6 +15,12 @@
 #include <stdexcept>
 #include <string>
 
+#if __has_include(<cuda_runtime_api.h>) && __has_include(<c10/cuda/CUDAStream.h>)
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
+#define BACKENDBENCH_HAS_CUDA_RUNTIME 1
+#endif
+
 namespace backendbench {
 namespace {
 
@@ -122,6 +128,27 @@ Timer::Timer(c10::Device device, StoppingRule rule, SamplingLayout layout)
   }
 }
 
+void Timer::release_persisting_l2(const c10::Stream& stream) {
+#if BACKENDBENCH_HAS_CUDA_RUNTIME
+  // Lines a kernel marked persisting (an access-policy window on a stream or on its launches,
+  // over a set-aside of L2 it asked for) survive the flush, which only evicts normal lines
+  // (pygpubench #49, NVIDIA/cccl #9144): the set-aside goes back to none, every persisting line
+  // to normal, and the timing stream's window away, before every timed launch.
+  (void)cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+  (void)cudaCtxResetPersistingL2Cache();
+  const cudaStream_t cuda_stream = c10::cuda::CUDAStream(c10::cuda::CUDAStream::UNCHECKED, stream).stream();
+  cudaStreamAttrValue window{};
+  if (cudaStreamGetAttribute(cuda_stream, cudaStreamAttributeAccessPolicyWindow, &window) == cudaSuccess &&
+      window.accessPolicyWindow.num_bytes != 0) {
+    const cudaStreamAttrValue none{};
+    (void)cudaStreamSetAttribute(cuda_stream, cudaStreamAttributeAccessPolicyWindow, &none);
+  }
+  (void)cudaGetLastError();  // a GPU without persisting lines refuses the calls: nothing to release there
+#else
+  (void)stream;
+#endif
+}
+
 void Timer::flush_l2() {
   if (layout_.flush == SamplingLayout::Flush::kRead) {
     at::sum_out(flush_sink_, l2_flush_);
@@ -151,6 +178,7 @@ std::vector<double> Timer::time_batch(const MakeInputs& make, const std::vector<
   // host queues the batch, so the first sample does not wait on the host either.
   for (int i = 0; i < 3; ++i) flush_l2();
   for (size_t i = 0; i < calls.size(); ++i) {
+    release_persisting_l2(stream);
     flush_l2();
     batch_events_[2 * i].record(stream);
     (*calls[i])(std::move(inputs[i]));
@@ -219,6 +247,7 @@ Timer::HostTimes Timer::host_times(const MakeInputs& make, const Call& call) {
     for (c10::DeviceIndex d = 0; d < guard->deviceCount(); ++d) guard->synchronizeDevice(d);
   };
   Inputs inputs = make();
+  release_persisting_l2(guard->getStream(device_));
   flush_l2();
   synchronize_all();
   const double start = now_seconds();

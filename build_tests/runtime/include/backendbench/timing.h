@@ -136,6 +136,8 @@ class Timer {
     double call = 0, wait = 0;
   };
   HostTimes host_times(const MakeInputs& make, const Call& call);
+  // No L2 set aside for persisting lines, none persisting, no window on `stream` (CUDA).
+  static void release_persisting_l2(const c10::Stream& stream);
   void flush_l2();
 
   c10::Device device_;
