@@ -25,10 +25,34 @@ using namespace backendbench::testing;
 
 TEST(Fallback, RecordingIsThreadLocalAndStops) {
   const at::Tensor t = at::ones({4});
-  const auto calls = record_operator_calls([&] { at::relu(t); });
+  const auto calls = record_operator_calls([&] { at::relu(t); }).dispatched;
   EXPECT_NE(std::find(calls.begin(), calls.end(), "aten::relu"), calls.end());
   at::relu(t);  // after recording: nothing is kept
-  EXPECT_EQ(record_operator_calls([] {}).size(), 0u);
+  EXPECT_EQ(record_operator_calls([] {}).dispatched.size(), 0u);
+}
+
+TEST(AtenShare, OutermostComputingOperatorsAreNamedOnceAndTimed) {
+  const at::Tensor t = at::randn({256, 256});
+  const OperatorCalls composed = record_operator_calls([&] {
+    at::Tensor out = at::empty_like(t);  // allocates: computes nothing
+    for (int i = 0; i < 20; ++i) out = at::clamp_min(at::exp(t), 0);
+  });
+  EXPECT_EQ(composed.computing, (std::vector<std::string>{"aten::exp", "aten::clamp_min"}));
+  EXPECT_GT(composed.computing_seconds, 0.5 * composed.seconds);
+  EXPECT_LE(composed.computing_seconds, composed.seconds);
+
+  // Work of its own (a loop over the values) and an allocation: ATen computes nothing.
+  const OperatorCalls own = record_operator_calls([&] {
+    at::Tensor out = at::empty_like(t);
+    const float* in = t.const_data_ptr<float>();
+    float* o = out.mutable_data_ptr<float>();
+    for (int repeat = 0; repeat < 20; ++repeat) {
+      for (int64_t i = 0; i < t.numel(); ++i) o[i] = in[i] > 0 ? in[i] : 0;
+    }
+  });
+  EXPECT_TRUE(own.computing.empty());
+  EXPECT_EQ(own.computing_seconds, 0);
+  EXPECT_GT(own.seconds, 0);
 }
 
 TEST(InputChecks, WrittenArgumentsComeFromTheSchema) {

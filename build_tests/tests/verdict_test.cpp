@@ -56,8 +56,10 @@ TEST(Verdict, JsonReadsBackAsTheSameVerdict) {
   verdict.timing = TimingFigures{10, 5, 5, 2};
   verdict.flags = {"suspect"};
   verdict.case_ms = 12;
+  verdict.aten_share = 0.25;
   const Verdict back = verdict_from_json(verdict_json(verdict));
   EXPECT_EQ(back.case_ms, 12);
+  EXPECT_DOUBLE_EQ(back.aten_share, 0.25);
   EXPECT_EQ(verdict_json(back), verdict_json(verdict));
   EXPECT_THROW(verdict_from_json("{\"schema\": \"other\"}"), std::invalid_argument);
   EXPECT_THROW(verdict_from_json("not json"), std::invalid_argument);
@@ -72,6 +74,7 @@ TEST(Verdict, ALineWithOnlySomeFieldsReadsWithDefaults) {
   EXPECT_TRUE(sparse.checks.empty());
   EXPECT_EQ(sparse.trace_line, 0);
   EXPECT_EQ(sparse.case_ms, -1);
+  EXPECT_LT(sparse.aten_share, 0);  // not measured
 }
 
 TEST(Verdict, ALineNamingNoCaseIsLocatedInItsFileAndTheOthersAreRead) {

@@ -102,6 +102,10 @@ int main(int argc, char** argv) {
   run_command_line->add_flag("--no-sandbox", no_sandbox,
                              "run kernel workers without the bubblewrap sandbox (machines without user namespaces); "
                              "run.json and the console say so");
+  bool kernels_must_compute = false;
+  run_command_line->add_flag("--kernels-must-compute", kernels_must_compute,
+                             "fail a kernel that has ATen's computing operators do its work (calls high-level PyTorch); "
+                             "off, every verdict still records that share (aten_share), shown in the report");
   run_command_line->add_option("--p", run.p, "perf@p threshold")->capture_default_str();
   run_command_line->add_option("-j,--jobs", run.jobs, "parallel build jobs and CTest entries (default: the cores)");
   run_command_line->add_option("--gpu-slots", run.gpu_slots,
@@ -242,6 +246,7 @@ int main(int argc, char** argv) {
       if (timing || no_timing) run.timing = timing;
       RunRequest request = check_run_arguments(run, run_context(installation()), operator_known);
       request.sandbox = !no_sandbox;
+      request.kernels_must_compute = kernels_must_compute;
       request.pack_small_jobs = !one_job_per_entry;
       request.entry_servers = !process_per_entry;
       return watch ? watch_command(request, command_line(argc, argv)) : run_command(request, command_line(argc, argv));

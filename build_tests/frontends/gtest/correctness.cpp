@@ -31,9 +31,12 @@ class CorrectnessTest : public ::testing::Test {
     if (verdict.status == Verdict::Status::kSkipped) GTEST_SKIP() << verdict.skip_reason;
     RecordProperty("max_abs_error", std::to_string(verdict.max_abs_error));
     RecordProperty("max_rel_error", std::to_string(verdict.max_rel_error));
+    if (verdict.aten_share >= 0) RecordProperty("aten_share", std::to_string(verdict.aten_share));
     // Also on stdout, so that CTest's JUnit (system-out) carries it, not only gtest's XML.
     std::cout << "[ errors   ] " << verdict.case_name << " max_abs_error=" << verdict.max_abs_error
-              << " max_rel_error=" << verdict.max_rel_error << " " << verdict.arguments << "\n";
+              << " max_rel_error=" << verdict.max_rel_error
+              << (verdict.aten_share >= 0 ? " aten_share=" + std::to_string(verdict.aten_share) : std::string()) << " "
+              << verdict.arguments << "\n";
     for (const std::string& error : verdict.errors) ADD_FAILURE() << error;
   }
 

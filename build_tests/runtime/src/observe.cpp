@@ -18,10 +18,13 @@
 #include <utility>
 
 #include "backendbench/compare.h"
+#include "backendbench/operator_facts.h"
 #include "backendbench/tensor_values.h"
 
 namespace backendbench {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 // A thread that outlives a call is work the call left behind, unless it is one that libtorch or
 // the CUDA driver starts on first use: start the intra-op pool, and the CUDA context (the wait
@@ -89,7 +92,10 @@ InsideObservations observe_call(const std::function<std::vector<c10::IValue>()>&
   const GlobalState before = GlobalState::capture();
   const std::vector<int> threads_before = process_threads();
   try {
-    inside.dispatched = record_operator_calls([&] { outputs = call(); });
+    OperatorCalls calls = record_operator_calls([&] { outputs = call(); });
+    inside.dispatched = std::move(calls.dispatched);
+    inside.aten_computing = std::move(calls.computing);
+    inside.aten_share = calls.seconds > 0 ? std::min(1.0, calls.computing_seconds / calls.seconds) : 0;
   } catch (...) {
     before.restore();
     throw;
@@ -102,21 +108,45 @@ InsideObservations observe_call(const std::function<std::vector<c10::IValue>()>&
 }
 
 
-std::vector<std::string> record_operator_calls(const std::function<void()>& call) {
-  thread_local std::vector<std::string>* sink = nullptr;
-  std::vector<std::string> calls;
+OperatorCalls record_operator_calls(const std::function<void()>& call) {
+  // Each operator's context says whether it is an outermost computing one, and when it began.
+  struct Entered : at::ObserverContext {
+    bool outermost_computing = false;
+    Clock::time_point began;
+  };
+  thread_local OperatorCalls* sink = nullptr;
+  thread_local int depth = 0;
+  OperatorCalls calls;
   sink = &calls;
+  depth = 0;
   const at::CallbackHandle handle = at::addThreadLocalCallback(
       at::RecordFunctionCallback(
           [](const at::RecordFunction& function) -> std::unique_ptr<at::ObserverContext> {
-            if (sink != nullptr) {
-              if (auto op = function.operator_name()) {
-                sink->push_back(op->name + (op->overload_name.empty() ? "" : "." + op->overload_name));
+            auto entered = std::make_unique<Entered>();
+            if (sink == nullptr) return entered;
+            if (auto op = function.operator_name()) {
+              const std::string name = op->name + (op->overload_name.empty() ? "" : "." + op->overload_name);
+              sink->dispatched.push_back(name);
+              if (depth == 0 && !computes_nothing(name)) {
+                entered->outermost_computing = true;
+                entered->began = Clock::now();
+                if (std::find(sink->computing.begin(), sink->computing.end(), name) == sink->computing.end()) {
+                  sink->computing.push_back(name);
+                }
               }
             }
-            return nullptr;
+            ++depth;
+            return entered;
+          },
+          [](const at::RecordFunction&, at::ObserverContext* context) {
+            --depth;
+            auto* entered = static_cast<Entered*>(context);
+            if (sink != nullptr && entered != nullptr && entered->outermost_computing) {
+              sink->computing_seconds += std::chrono::duration<double>(Clock::now() - entered->began).count();
+            }
           })
           .scopes({at::RecordScope::FUNCTION}));
+  const Clock::time_point began = Clock::now();
   try {
     call();
   } catch (...) {
@@ -124,6 +154,7 @@ std::vector<std::string> record_operator_calls(const std::function<void()>& call
     sink = nullptr;
     throw;
   }
+  calls.seconds = std::chrono::duration<double>(Clock::now() - began).count();
   at::removeCallback(handle);
   sink = nullptr;
   return calls;

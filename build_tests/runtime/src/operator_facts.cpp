@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "backendbench/roofline.h"
@@ -131,6 +132,23 @@ const OperatorFacts& facts_of(const std::string& op_display) {
   static const OperatorFacts none;
   auto found = table.find(op_display);
   return found == table.end() ? none : found->second;
+}
+
+bool computes_nothing(const std::string& aten_name) {
+  static const std::set<std::string> kNoCompute = {
+      // allocation
+      "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "resize_", "resize_as_", "set_",
+      // views and metadata
+      "view", "_reshape_alias", "_unsafe_view", "reshape", "as_strided", "expand", "expand_as", "permute", "transpose",
+      "t", "squeeze", "unsqueeze", "select", "slice", "narrow", "flatten", "unflatten", "view_as", "alias", "detach",
+      "lift_fresh", "unbind", "split", "chunk", "split_with_sizes", "_unsafe_split",
+      // fills and copies: data moved, nothing computed
+      "fill_", "zero_", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "new_zeros", "new_ones",
+      "new_full", "copy_", "clone", "contiguous", "to", "_to_copy", "_copy_from", "_copy_from_and_resize",
+      "_has_compatible_shallow_copy_type", "is_nonzero", "item", "_local_scalar_dense", "record_stream"};
+  std::string base = aten_name.compare(0, 6, "aten::") == 0 ? aten_name.substr(6) : aten_name;
+  base = base.substr(0, base.find('.'));
+  return kNoCompute.count(base) > 0;
 }
 
 std::optional<std::string> device_limitation(const OperatorFacts& facts, const std::string& device_type,

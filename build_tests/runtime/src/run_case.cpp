@@ -124,6 +124,10 @@ bool check_draw(const OperatorSpec& op, const CaseSpec& spec, const Backend& bac
     if (!observed) return false;
     call.actual = std::move(observed->outputs);
     call.inside = std::move(observed->inside);
+    call.kernels_must_compute = settings.kernels_must_compute;
+    if (backend.kind() == Backend::Kind::kKernel && call.inside.aten_share >= 0) {
+      verdict.aten_share = std::max(verdict.aten_share, call.inside.aten_share);
+    }
   } catch (const std::exception& error) {
     fail(verdict, label + " threw on " + where + ": " + error.what());
     return false;

@@ -80,7 +80,7 @@ double counted_speedup(const Verdict& verdict) {
   return verdict.passed() && verdict.timing && verdict.timing->speedup > 0 ? verdict.timing->speedup : 1.0;
 }
 
-OperatorResult::OperatorResult() : max_abs_error(NAN), max_rel_error(NAN) {}
+OperatorResult::OperatorResult() : max_abs_error(NAN), max_rel_error(NAN), aten_share(NAN) {}
 
 double OperatorResult::correctness_ratio() const {
   return correctness_tests ? static_cast<double>(passed_correctness) / correctness_tests : NAN;
@@ -108,6 +108,7 @@ std::vector<OperatorResult> operator_results(const std::vector<Verdict>& verdict
     OperatorResult& row = rows[{verdict.op, verdict.backend}];
     row.op = verdict.op;
     row.backend = verdict.backend;
+    if (verdict.aten_share >= 0) row.aten_share = larger(row.aten_share, verdict.aten_share);
     if (is_performance_test(verdict)) {
       ++row.performance_tests;
       row.passed_performance += verdict.passed();

@@ -97,6 +97,11 @@ const std::vector<Setting>& settings_table() {
       {"BACKENDBENCH_DRAWS", "backendbench_draws", {F::kTests, F::kBench}, "an integer of at least 1",
        "independent input draws per kernel case (a kernel must be right on each)", "2",
        integer_at_least(1, &Settings::draws)},
+      {"BACKENDBENCH_KERNELS_MUST_COMPUTE", "backendbench_kernels_must_compute", {F::kTests, F::kBench}, "0 or 1",
+       "fail a kernel that calls ATen operators that compute (high-level PyTorch doing its work) instead of computing "
+       "its answer itself; allocating, viewing, filling and copying are allowed. Off, each verdict still records the "
+       "share of the kernel's time in them (aten_share)",
+       "0", switch_into(&Settings::kernels_must_compute)},
       {"BACKENDBENCH_CASE_TIMEOUT", "case-timeout", {F::kTests}, "a whole number of seconds, 0 for none",
        "timeout of one case (all its draws); the entry fails naming the case", "the build's, 120",
        integer_at_least(0, &Settings::case_timeout_seconds)},

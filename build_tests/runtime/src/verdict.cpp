@@ -63,6 +63,7 @@ std::string verdict_json(const Verdict& verdict) {
   document["checks"] = checks;
   if (!verdict.gpu.empty()) document["gpu"] = verdict.gpu;  // only where CTest gave the entry a GPU
   if (verdict.case_ms >= 0) document["case_ms"] = verdict.case_ms;  // only where a process ran the case
+  if (verdict.aten_share >= 0) document["aten_share"] = json_number(verdict.aten_share);  // only where measured
   if (verdict.timing) {
     const TimingFigures& t = *verdict.timing;
     document["timing"] = {{"reference_us", json_number(t.reference_us)}, {"kernel_us", json_number(t.kernel_us)},
@@ -112,6 +113,7 @@ Verdict verdict_from_json(const std::string& line) {
   verdict.skip_reason = json.value("skip_reason", "");
   verdict.draws = json.value("draws", 0);
   verdict.case_ms = json.value("case_ms", int64_t{-1});
+  verdict.aten_share = number_field(json, "aten_share", -1.0);
   verdict.failed_draw = json.value("failed_draw", 0);
   const std::string salt = json.value("salt", "0x0");
   const std::optional<uint64_t> parsed_salt = parse_salt(salt);

@@ -879,6 +879,9 @@ class WorkerBackend : public Backend {
     observed.inside.state_changes = inside.value("state_changes", std::vector<std::string>());
     observed.inside.threads_left = inside.value("threads_left", std::vector<int>());
     observed.inside.late_device_writes = inside.value("late_device_writes", "");
+    observed.inside.aten_computing = inside.value("aten_computing", std::vector<std::string>());
+    const double share = inside.value("aten_share", -1.0);
+    observed.inside.aten_share = share >= 0 && share <= 1 ? share : -1;  // the kernel's process says so: shown, never trusted
     return observed;
   }
 
@@ -1022,7 +1025,9 @@ json answer_call(const json& header, const std::vector<char>& payload, std::vect
   answer["inside"] = {{"dispatched", observed.inside.dispatched},
                       {"state_changes", observed.inside.state_changes},
                       {"threads_left", observed.inside.threads_left},
-                      {"late_device_writes", observed.inside.late_device_writes}};
+                      {"late_device_writes", observed.inside.late_device_writes},
+                      {"aten_computing", observed.inside.aten_computing},
+                      {"aten_share", observed.inside.aten_share}};
   std::vector<c10::IValue> changed;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const bool same = before[i].defined() && tensors[i].defined() &&

@@ -950,6 +950,8 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   // The kernels' builds (backendbench-build-sandbox, their compiler launcher) and workers
   // (ProcessOptions below) read this: sandboxed unless the user said --no-sandbox.
   setenv("BACKENDBENCH_SANDBOX", request.sandbox ? "bwrap" : "none", 1);
+  // Every entry, ./bench and served supervisor of the run reads the policy from its environment.
+  if (request.kernels_must_compute) setenv("BACKENDBENCH_KERNELS_MUST_COMPUTE", "1", 1);
   const std::string started = now_text("%Y-%m-%dT%H:%M:%S%z");
   const auto start = Clock::now();
   TreeSelection selection{request.suites,
@@ -1303,6 +1305,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
                         {"p", request.p},
                         {"salt", salt_text(salt)},
                         {"sandboxed", request.sandbox},
+                        {"kernels_must_compute", request.kernels_must_compute},
                         {"build_directory", request.build},
                         {"working_directory", working_directory()},
                         {"versions", versions(tree)}};

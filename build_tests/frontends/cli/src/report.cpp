@@ -132,7 +132,8 @@ nlohmann::json report_data(const std::vector<Verdict>& verdicts, const nlohmann:
                             {"failed_performance", row.performance_tests - row.passed_performance},
                             {"geomean_speedup", number_or_null(row.geomean_speedup())},
                             {"max_abs_error", number_or_null(row.max_abs_error)},
-                            {"max_rel_error", number_or_null(row.max_rel_error)}});
+                            {"max_rel_error", number_or_null(row.max_rel_error)},
+                            {"aten_share", number_or_null(row.aten_share)}});
   }
   data["failures"] = nlohmann::json::array();
   data["cases"] = nlohmann::json::array();

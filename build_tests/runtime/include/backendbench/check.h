@@ -32,6 +32,7 @@ struct CallRecord {
   // What the call's own process saw (observe.h): dispatched ATen operators, global state
   // changed, threads left, late device writes. From a kernel worker, it can only fail a case.
   InsideObservations inside;
+  bool kernels_must_compute = false;  // the strict policy (Settings::kernels_must_compute)
   // The reference computed in float64 from the backend's inputs (before its call), or nullptr
   // where there is none; computed on first use.
   std::function<const Stack*()> precise_inputs;

@@ -12,9 +12,17 @@
 
 namespace backendbench {
 
-// The ATen operators (aten::name.overload) dispatched on this thread while `call` runs, in
-// order; recorded with a thread-local RecordFunction callback.
-std::vector<std::string> record_operator_calls(const std::function<void()>& call);
+// The ATen operators dispatched on this thread while a call runs, recorded with a thread-local
+// RecordFunction callback.
+struct OperatorCalls {
+  std::vector<std::string> dispatched;  // every one (aten::name.overload), nested ones too, in order
+  // The outermost ones that compute (operator_facts.h: computes_nothing), each once, in order:
+  // the work ATen did for the call rather than the call's own code.
+  std::vector<std::string> computing;
+  double computing_seconds = 0;  // host time inside those outermost computing operators
+  double seconds = 0;            // host time of the whole call
+};
+OperatorCalls record_operator_calls(const std::function<void()>& call);
 
 // Positions of the arguments the schema marks as written (Tensor(a!)), and of `also_written`
 // (names of arguments the operator writes without saying so).
@@ -46,6 +54,10 @@ struct GlobalState {
 // can only fail a case (a worker that reports nothing has hidden it, not passed).
 struct InsideObservations {
   std::vector<std::string> dispatched;     // ATen operators the call dispatched, in order
+  std::vector<std::string> aten_computing; // OperatorCalls::computing
+  // The share of the call's host time spent in ATen operators that compute (0 to 1); < 0: not
+  // measured. On CUDA it is the launches' share, not the device's.
+  double aten_share = -1;
   std::vector<std::string> state_changes;  // GlobalState::differences across the call
   std::vector<int> threads_left;           // threads it started and left running
   std::string late_device_writes;          // work it left on another stream: "" if none

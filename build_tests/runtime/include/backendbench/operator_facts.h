@@ -56,6 +56,11 @@ struct OperatorFacts {
 // The operator's row, or an empty one.
 const OperatorFacts& facts_of(const std::string& op_display);
 
+// Whether an ATen operator (aten::name.overload) only allocates, views, fills or copies,
+// computing nothing of a result: a kernel may call it under --kernels-must-compute, and its
+// time is not ATen's work in the kernel's ATen share (observe.h).
+bool computes_nothing(const std::string& aten_name);
+
 // Accumulating operators' values are compared with an extra absolute tolerance of
 // kAccumulationUlps × eps(dtype) × max|expected|: their low-precision results legitimately
 // vary with the summation order.

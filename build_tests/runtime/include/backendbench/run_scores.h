@@ -37,6 +37,7 @@ struct OperatorResult {
   std::string op, backend;
   int correctness_tests = 0, performance_tests = 0, passed_correctness = 0, passed_performance = 0;
   double max_abs_error, max_rel_error;  // NaN: no correctness test
+  double aten_share;                    // the largest Verdict::aten_share; NaN: none measured
   std::vector<double> speedups;         // counted_speedup per performance test
 
   OperatorResult();

@@ -58,6 +58,9 @@ struct Settings {
   double cpu_f16_gflop_limit = 2;     // CPU f16 GEMMs/convolutions above it are skipped; 0: none
   uint64_t salt = 0;                  // mixed into every draw; random per run unless given
   bool salt_given = false;
+  // The strict policy: a kernel whose work ATen's computing operators do fails (the
+  // kernels_must_compute check); off, the share is only recorded (Verdict::aten_share).
+  bool kernels_must_compute = false;
   std::string verdicts_path;          // where a front-end appends its verdicts (JSON Lines); "": nowhere
   std::string kernel_manifest;        // loaded instead of the build's; "": the build's
   // Kernel workers (worker.h) run in a bubblewrap sandbox (sandbox.h); false only when the

@@ -51,6 +51,10 @@ struct Verdict {
   std::vector<CheckOutcome> checks;  // of the last draw run
   std::vector<std::string> errors;   // every failure message, located ("<op> case <name> ... (draw i of n): ...")
   double max_abs_error = 0, max_rel_error = 0;  // of the first draw's outputs
+  // A kernel's largest share over its checked calls of their host time spent in ATen operators
+  // that compute (observe.h: OperatorCalls): 1 is a kernel whose work ATen does. Reported by the
+  // kernel's process: shown, never trusted. -1: not measured (the reference, an error first).
+  double aten_share = -1;
   std::optional<TimingFigures> timing;
   // suspect, overhead_dominated, speedup_review, hidden_work, host_time_added, wrong_when_timed,
   // timing_disagrees

@@ -89,6 +89,7 @@ struct RunRequest {
   uint64_t salt = 0;                // mixed into every input draw; random unless given
   bool salt_given = false;
   bool sandbox = true;              // kernel workers in bubblewrap; false only with --no-sandbox
+  bool kernels_must_compute = false;  // --kernels-must-compute: the strict policy (settings.h)
   bool pack_small_jobs = true;      // small correctness jobs share an entry (entry_packs.h); false with --one-job-per-entry
   // Correctness entries served by supervisors kept across the phase (build_service's
   // entry_servers.h); false with --process-per-entry (each entry its own test executable).
