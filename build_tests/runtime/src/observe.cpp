@@ -110,15 +110,18 @@ InsideObservations observe_call(const std::function<std::vector<c10::IValue>()>&
 
 OperatorCalls record_operator_calls(const std::function<void()>& call) {
   // Each operator's context says whether it is an outermost computing one, and when it began.
+  // Outermost among the computing ones, not among all: a computing operator nested in one that
+  // computes nothing (ATen's zero_ replaced at load by a kernel of its own that calls
+  // clamp_min, say) is still ATen doing the work.
   struct Entered : at::ObserverContext {
-    bool outermost_computing = false;
+    bool computing = false, outermost_computing = false;
     Clock::time_point began;
   };
   thread_local OperatorCalls* sink = nullptr;
-  thread_local int depth = 0;
+  thread_local int computing_depth = 0;
   OperatorCalls calls;
   sink = &calls;
-  depth = 0;
+  computing_depth = 0;
   const at::CallbackHandle handle = at::addThreadLocalCallback(
       at::RecordFunctionCallback(
           [](const at::RecordFunction& function) -> std::unique_ptr<at::ObserverContext> {
@@ -127,7 +130,8 @@ OperatorCalls record_operator_calls(const std::function<void()>& call) {
             if (auto op = function.operator_name()) {
               const std::string name = op->name + (op->overload_name.empty() ? "" : "." + op->overload_name);
               sink->dispatched.push_back(name);
-              if (depth == 0 && !computes_nothing(name)) {
+              entered->computing = !computes_nothing(name);
+              if (entered->computing && computing_depth++ == 0) {
                 entered->outermost_computing = true;
                 entered->began = Clock::now();
                 if (std::find(sink->computing.begin(), sink->computing.end(), name) == sink->computing.end()) {
@@ -135,13 +139,13 @@ OperatorCalls record_operator_calls(const std::function<void()>& call) {
                 }
               }
             }
-            ++depth;
             return entered;
           },
           [](const at::RecordFunction&, at::ObserverContext* context) {
-            --depth;
             auto* entered = static_cast<Entered*>(context);
-            if (sink != nullptr && entered != nullptr && entered->outermost_computing) {
+            if (sink == nullptr || entered == nullptr || !entered->computing) return;
+            --computing_depth;
+            if (entered->outermost_computing) {
               sink->computing_seconds += std::chrono::duration<double>(Clock::now() - entered->began).count();
             }
           })

@@ -16,8 +16,8 @@ namespace backendbench {
 // RecordFunction callback.
 struct OperatorCalls {
   std::vector<std::string> dispatched;  // every one (aten::name.overload), nested ones too, in order
-  // The outermost ones that compute (operator_facts.h: computes_nothing), each once, in order:
-  // the work ATen did for the call rather than the call's own code.
+  // The ones that compute (operator_facts.h: computes_nothing) within no other that computes,
+  // each once, in order: the work ATen did for the call rather than the call's own code.
   std::vector<std::string> computing;
   double computing_seconds = 0;  // host time inside those outermost computing operators
   double seconds = 0;            // host time of the whole call
