@@ -50,6 +50,14 @@ TEST(RunScores, FailedPerformanceTestsCountAsOneAndScoresFollowTheOriginal) {
   EXPECT_DOUBLE_EQ(run_score(rows, 2.0).perf_at_p, 0.0);  // above p, not equal to it
 }
 
+TEST(RunScores, AnUncertainSpeedupCountsNoGainAndKeepsItsLoss) {
+  Verdict fast = verdict_of("relu.default", "impl1", "bench", true, 4.0), slow = verdict_of("relu.default", "impl1", "bench", true, 0.5);
+  EXPECT_DOUBLE_EQ(counted_speedup(fast), 4.0);
+  fast.flags = slow.flags = {"speedup_uncertain"};
+  EXPECT_DOUBLE_EQ(counted_speedup(fast), 1.0);
+  EXPECT_DOUBLE_EQ(counted_speedup(slow), 0.5);
+}
+
 TEST(RunScores, WithoutPerformanceTestsThePerformanceScoresAreNotNumbers) {
   const RunScore score = run_score(operator_results({verdict_of("add.Tensor", "aten", "tests", true)}), 1.0);
   EXPECT_DOUBLE_EQ(score.correctness, 1.0);

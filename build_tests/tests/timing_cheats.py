@@ -3,11 +3,14 @@
 
 impl1 rewrites the worker's clock at load (80 % of its calls' time hidden), impl2 defers its work
 to between samples, impl4 rewrites its worker's time answers on the protocol's descriptor (its
-samples cut to a fifth), impl3 is their honest twin. Each case of each cheat must either fail as
+samples cut to a fifth), impl6 starts spinning threads at load that rest only during its own calls
+(slowing its worker's reference, and the supervisor's if it were not stopped while the supervisor
+times), impl3 is their honest twin. Each case of each cheat must either fail as
 timing_disagrees (its worker's time disagrees with the supervisor's clock over its calls back to
 back) or pass with a speedup no more than kAllowed times the honest twin's on the same case (the
 forgeries claim 5x and more). The honest twin passes every case, and impl1's and impl4's forged times on
-the 2048x2048 case (a call of a millisecond, claimed at a fifth of it: over 100 us) fail it.
+the 2048x2048 case (a call of a millisecond, claimed at a fifth of it: over 100 us) fail it (or,
+while other processes take the cores, pass flagged speedup_uncertain counting no gain).
 """
 import argparse
 import re
@@ -32,7 +35,7 @@ def check(condition, what):
         failures.append(what)
 
 
-results = {}  # (case, impl) -> ("error", text) or ("speedup", value)
+results = {}  # (case, impl) -> ("error", text), ("speedup", value) or ("uncertain", value): flagged speedup_uncertain
 for line in output.splitlines():
     match = re.match(r"gallery_timing_cheats/relu\.default/([^/]+)/(impl\d+)/\S+\s+(.*)", line)
     if not match:
@@ -43,26 +46,30 @@ for line in output.splitlines():
     else:
         speedup = re.search(r"speedup=([0-9.eE+-]+)([kmun]?)", rest)
         scale = {"": 1, "k": 1e3, "m": 1e-3, "u": 1e-6, "n": 1e-9}[speedup.group(2)] if speedup else 1
-        results[(case, impl)] = ("speedup", float(speedup.group(1)) * scale if speedup else None)
+        value = float(speedup.group(1)) * scale if speedup else None
+        results[(case, impl)] = ("uncertain" if "speedup_uncertain=1" in rest else "speedup", value)
 
 cases = sorted({case for case, _ in results})
 check(len(cases) == 2, f"./bench timed the gallery's 2 cases (found {cases}; exit status {run.returncode})")
 check(run.returncode == 0, f"./bench exits 0 (a failed case is not a crash): {run.returncode}")
 for case in cases:
     honest = results.get((case, "impl3"))
-    check(honest is not None and honest[0] == "speedup" and honest[1], f"{case}: the honest twin passes ({honest})")
-    if not honest or honest[0] != "speedup" or not honest[1]:
+    check(honest is not None and honest[0] in ("speedup", "uncertain") and honest[1], f"{case}: the honest twin passes ({honest})")
+    if not honest or honest[0] not in ("speedup", "uncertain") or not honest[1]:
         continue
-    for impl in ("impl1", "impl2", "impl4"):
+    for impl in ("impl1", "impl2", "impl4", "impl6"):
         got = results.get((case, impl))
         if impl in ("impl1", "impl4") and case.startswith("f32_2048x2048"):
-            check(got is not None and got[0] == "error" and "its worker timed the kernel at" in got[1],
-                  f"{case} {impl}: a forged time on a call of over 100 us fails as timing_disagrees ({str(got)[:300]})")
+            # Or, where other processes took the cores meanwhile (the suite's other tests), it
+            # passes flagged speedup_uncertain and counts no gain.
+            check(got is not None and ((got[0] == "error" and "its worker timed the kernel at" in got[1]) or
+                                       (got[0] == "uncertain" and got[1] is not None and got[1] <= 1.0)),
+                  f"{case} {impl}: a forged time on a call of over 100 us fails as timing_disagrees, or counts no gain on a busy machine ({str(got)[:300]})")
             continue
         if got is None:
             check(False, f"{case} {impl}: no result")
         elif got[0] == "error":
-            check("its worker timed the kernel at" in got[1] or "back to back" in got[1],
+            check(any(said in got[1] for said in ("its worker timed the kernel at", "back to back", "its worker timed the reference at")),
                   f"{case} {impl}: failed because its time disagrees with the supervisor's clock: {got[1][:300]}")
         else:
             check(got[1] is not None and got[1] <= kAllowed * honest[1],

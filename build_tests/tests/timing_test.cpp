@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "backendbench/timing.h"
+#include "backendbench/verdict.h"
 
 #if __has_include(<c10/cuda/CUDAStream.h>) && __has_include(<cuda_runtime_api.h>)
 #include <c10/cuda/CUDAGuard.h>
@@ -20,6 +21,49 @@ namespace backendbench {
 namespace {
 
 using namespace backendbench::testing;
+
+TEST(Timing, ASpeedupIntervalHoldsItsCentreAndNarrowsWithSamples) {
+  auto ratios = [](int count) {  // 2 ± 10 %, deterministic, and two outliers the trimmed mean ignores
+    std::vector<double> values;
+    for (int i = 0; i < count; ++i) values.push_back(2.0 + 0.2 * std::sin(i * 12.9898));
+    values.push_back(40.0);
+    values.push_back(0.01);
+    return values;
+  };
+  const SpeedupInterval few = speedup_interval(ratios(20)), many = speedup_interval(ratios(2000));
+  EXPECT_NEAR(few.centre, 2.0, 0.1);
+  EXPECT_LT(few.low, few.centre);
+  EXPECT_GT(few.high, few.centre);
+  EXPECT_LT(many.high - many.low, (few.high - few.low) / 5);  // about √100 narrower
+  EXPECT_LE(many.low, 2.0);
+  EXPECT_GE(many.high, 2.0);
+  const SpeedupInterval too_few = speedup_interval({1.0, 2.0, 3.0});
+  EXPECT_EQ(too_few.low, 0.0);
+  EXPECT_TRUE(std::isinf(too_few.high));
+}
+
+TEST(Timing, ASpeedupIsUncertainOnABusyMachineOrWithAWideInterval) {
+  TimingFigures figures;
+  figures.speedup = 2.0;
+  figures.speedup_low = 1.9;
+  figures.speedup_high = 2.1;
+  figures.other_load = 0.1;
+  EXPECT_EQ(why_uncertain(figures), "");
+  figures.other_load = -1;  // not measured: the interval decides
+  EXPECT_EQ(why_uncertain(figures), "");
+  figures.other_load = 0.9;
+  EXPECT_NE(why_uncertain(figures).find("other processes took 0.90 cores"), std::string::npos) << why_uncertain(figures);
+  figures.other_load = 0;
+  figures.cpu_waited = 0.5;
+  EXPECT_NE(why_uncertain(figures).find("waited for a core 50 %"), std::string::npos) << why_uncertain(figures);
+  figures.cpu_waited = 0.01;
+  figures.speedup_high = 2.3;
+  EXPECT_NE(why_uncertain(figures).find("interval [1.9"), std::string::npos) << why_uncertain(figures);
+  figures.speedup_high = 2.1;
+  scale_speedup(figures, 0.5);
+  EXPECT_DOUBLE_EQ(figures.speedup_low, 0.95);
+  EXPECT_EQ(why_uncertain(figures), "");
+}
 
 TEST(Timing, LocationEstimateShrinksWithSamples) {
   auto noisy = [](int count) {  // 1 ± 5 %, deterministic, plus one outlier the middle half ignores

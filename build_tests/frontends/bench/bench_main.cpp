@@ -69,6 +69,10 @@ void set_counters(benchmark::State& state, const TimingFigures& t, bool alone, b
     state.counters["reference_us"] = t.reference_us;
     state.counters["kernel_us"] = t.kernel_us;
     state.counters["speedup"] = t.speedup;
+    state.counters["speedup_low"] = t.speedup_low;
+    state.counters["speedup_high"] = t.speedup_high;
+    if (t.other_load >= 0) state.counters["other_load"] = t.other_load;
+    if (t.cpu_waited >= 0) state.counters["cpu_waited"] = t.cpu_waited;
     state.counters["reference_iqr_pct"] = t.reference_iqr_pct;
     if (cuda) state.counters["hidden_work_us"] = t.hidden_work_us;
   }

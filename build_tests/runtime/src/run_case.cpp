@@ -362,7 +362,7 @@ Measurement measure_case(const std::string& op_display, const c10::OperatorHandl
           figures.kernel_us += figures.hidden_work_us;
           figures.kernel_mean_us += figures.hidden_work_us;
           // The speedup is the mean of the pairs' ratios; scaled as the median kernel time was.
-          if (figures.kernel_us > 0) figures.speedup *= timed_us / figures.kernel_us;
+          if (figures.kernel_us > 0) scale_speedup(figures, timed_us / figures.kernel_us);
           measured.flags.push_back("host_time_added");
         }
       }

@@ -6,17 +6,11 @@
 #include <map>
 #include <regex>
 
+#include "backendbench/statistics.h"
+
 namespace backendbench {
 
 namespace {
-
-// Student's t at 97.5 % for 1..30 degrees of freedom; 1.96 beyond.
-double t_quantile(int degrees) {
-  static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                 2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                                 2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-  return degrees >= 1 && degrees <= 30 ? table[degrees - 1] : 1.960;
-}
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
@@ -55,7 +49,7 @@ SpeedupSpread speedup_spread(const std::vector<double>& speedups) {
   double squares = 0;
   for (const double speedup : speedups) squares += (std::log(speedup) - mean) * (std::log(speedup) - mean);
   const int n = static_cast<int>(speedups.size());
-  const double half = t_quantile(n - 1) * std::sqrt(squares / (n - 1)) / std::sqrt(static_cast<double>(n));
+  const double half = t_quantile_975(n - 1) * std::sqrt(squares / (n - 1)) / std::sqrt(static_cast<double>(n));
   spread.low = std::exp(mean - half);
   spread.high = std::exp(mean + half);
   return spread;
@@ -77,7 +71,10 @@ std::string failure_kind(const Verdict& verdict) {
 }
 
 double counted_speedup(const Verdict& verdict) {
-  return verdict.passed() && verdict.timing && verdict.timing->speedup > 0 ? verdict.timing->speedup : 1.0;
+  if (!verdict.passed() || !verdict.timing || !(verdict.timing->speedup > 0)) return 1.0;
+  // Too unsure to count a gain; a loss it keeps (a kernel cannot shed one by being erratic).
+  if (verdict.has_flag("speedup_uncertain")) return std::min(1.0, verdict.timing->speedup);
+  return verdict.timing->speedup;
 }
 
 OperatorResult::OperatorResult() : max_abs_error(NAN), max_rel_error(NAN), aten_share(NAN) {}

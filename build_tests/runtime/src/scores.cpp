@@ -97,7 +97,8 @@ std::string Summary::json() const {
   document["definitions"] =
       "speedup = reference time / kernel time (interquartile mean of interleaved pair ratios); a failed case (any "
       "check, an error, wrong when timed, or flagged suspect or hidden_work) counts as 1.0 and makes its row "
-      "incorrect; a row is one (operator, backend), its speedup the geomean over its cases; a group's speedup is the "
+      "incorrect; a case flagged speedup_uncertain (measured on a busy CPU, or with too wide an interval) counts "
+      "at most 1.0; a row is one (operator, backend), its speedup the geomean over its cases; a group's speedup is the "
       "geomean over its rows; perf@p = fraction of rows correct on every case with speedup > p";
   for (const auto& [group, score] : groups) {
     nlohmann::json entry = {{"geomean_speedup", score.geomean_speedup}, {"rows", score.rows}};

@@ -2,6 +2,7 @@
 #include "backendbench/timing.h"
 
 #include <malloc.h>
+#include "backendbench/statistics.h"
 #include "backendbench/verdict.h"
 
 #include <c10/core/Event.h>
@@ -95,14 +96,70 @@ bool StoppingRule::done(const std::vector<double>& values, double seconds_spent)
 
 double PairedSamples::speedup() const { return interquartile_mean(ratios); }
 
+SpeedupInterval speedup_interval(std::vector<double> ratios) {
+  SpeedupInterval interval;
+  const size_t n = ratios.size();
+  interval.centre = interquartile_mean(ratios);
+  const size_t trimmed = n / 4;  // from each end
+  if (n < 4 || n - 2 * trimmed < 2) {  // too few to say
+    interval.high = std::numeric_limits<double>::infinity();
+    return interval;
+  }
+  std::sort(ratios.begin(), ratios.end());
+  // Winsorized: the trimmed ends set to the nearest value kept.
+  for (size_t i = 0; i < trimmed; ++i) {
+    ratios[i] = ratios[trimmed];
+    ratios[n - 1 - i] = ratios[n - 1 - trimmed];
+  }
+  double mean = 0;
+  for (const double ratio : ratios) mean += ratio;
+  mean /= static_cast<double>(n);
+  double squares = 0;
+  for (const double ratio : ratios) squares += (ratio - mean) * (ratio - mean);
+  const double winsorized_sd = std::sqrt(squares / static_cast<double>(n - 1));
+  const double kept = static_cast<double>(n - 2 * trimmed) / static_cast<double>(n);
+  const double standard_error = winsorized_sd / (kept * std::sqrt(static_cast<double>(n)));
+  const double half = t_quantile_975(static_cast<int>(n - 2 * trimmed) - 1) * standard_error;
+  interval.low = std::max(0.0, interval.centre - half);
+  interval.high = interval.centre + half;
+  return interval;
+}
+
 void set_pair_figures(TimingFigures& figures, const PairedSamples& pair) {
   figures.reference_us = pair.reference.median_seconds() * 1e6;
   figures.kernel_us = pair.kernel.median_seconds() * 1e6;
   figures.kernel_mean_us = pair.kernel.mean_seconds() * 1e6;
-  figures.speedup = pair.speedup();
+  const SpeedupInterval interval = speedup_interval(pair.ratios);
+  figures.speedup = interval.centre;
+  figures.speedup_low = interval.low;
+  figures.speedup_high = interval.high;
   figures.samples = pair.kernel.count();
   figures.iqr_pct = pair.kernel.iqr_percent();
   figures.reference_iqr_pct = pair.reference.iqr_percent();
+}
+
+void scale_speedup(TimingFigures& figures, double factor) {
+  figures.speedup *= factor;
+  figures.speedup_low *= factor;
+  figures.speedup_high *= factor;
+}
+
+std::string why_uncertain(const TimingFigures& f) {
+  const auto percent = [](double fraction) { return std::to_string(static_cast<int>(std::lround(100 * fraction))) + " %"; };
+  if (f.other_load > kMostOtherLoadCores) {
+    return "other processes took " + std::to_string(f.other_load).substr(0, 4) + " cores while it was measured (at most " +
+           std::to_string(kMostOtherLoadCores).substr(0, 4) + " counts)";
+  }
+  if (f.cpu_waited > kMostCpuWaited) {
+    return "some task waited for a core " + percent(f.cpu_waited) + " of the time it was measured (at most " +
+           percent(kMostCpuWaited) + " counts)";
+  }
+  const double widest = std::max(f.speedup_high - f.speedup, f.speedup - f.speedup_low);
+  if (!(f.speedup > 0) || !(widest <= kWidestCountedInterval * f.speedup)) {
+    return "its 95 % interval [" + std::to_string(f.speedup_low) + ", " + std::to_string(f.speedup_high) + "] is wider than " +
+           percent(kWidestCountedInterval) + " of its speedup on a side";
+  }
+  return "";
 }
 
 SamplingLayout SamplingLayout::do_bench() {

@@ -3,7 +3,8 @@
 // - the tests' verdicts are correctness tests, ./bench's performance tests; skipped ones are not
 //   counted;
 // - a performance test's speedup is reference time / kernel time, and a failed one counts as
-//   1.0 (counted_speedup);
+//   1.0, and one flagged speedup_uncertain (timing.h: a busy CPU, or too wide an interval) at
+//   most 1.0 (counted_speedup);
 // - a row is correct when it passed every correctness test (none: correct, as the original);
 // - the correctness score is the fraction of correct rows, the performance score the geometric
 //   mean over rows of their geometric-mean speedups, perf@p the fraction of rows that are correct

@@ -12,6 +12,7 @@
 #include <c10/core/Event.h>
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "backendbench/settings.h"
@@ -59,11 +60,39 @@ struct PairedSamples {
   double speedup() const;      // interquartile mean of the per-pair ratios
 };
 
+// A speedup and its 95 % interval, from the pairs' ratios: their interquartile (25 %-trimmed)
+// mean ± t · its standard error, Tukey and McLaughlin's (the winsorized standard deviation over
+// half of √n; n − 2g − 1 degrees of freedom, g trimmed from each end). Fewer than 4 ratios say
+// nothing: [0, infinity]. Pairs taken close together share the machine's moments, so this is
+// the noise within one measurement, not between runs; the machine's load says the rest
+// (TimingFigures::other_load).
+struct SpeedupInterval {
+  double centre = 0, low = 0, high = 0;
+};
+SpeedupInterval speedup_interval(std::vector<double> ratios);
+
 struct TimingFigures;  // verdict.h
 // The figures a verdict counts of interleaved pairs: the medians, the kernel's mean, the speedup
-// (the pairs' ratios' interquartile mean), the sample count and each side's spread. One place, for
-// a measurement in this process (measure_case) and a kernel worker's pairs (counted_measurement).
+// (the pairs' ratios' interquartile mean) and its interval, the sample count and each side's
+// spread. One place, for a measurement in this process (measure_case) and a kernel worker's pairs
+// (counted_measurement).
 void set_pair_figures(TimingFigures& figures, const PairedSamples& pair);
+
+// The speedup and its interval times `factor` (host time added to the kernel's, or the figures
+// replaced by the supervisor's own).
+void scale_speedup(TimingFigures& figures, double factor);
+
+// A CPU speedup is counted only when its interval is within kWidestCountedInterval of it on
+// either side, other processes took at most kMostOtherLoadCores of the machine's cores while it
+// was measured, and some task waited for a core at most kMostCpuWaited of that time (either
+// where measured); a case measured again and still unsure is flagged speedup_uncertain
+// and counts no gain (run_scores.h, counted_speedup). On the 2-core machine an honest relu's
+// 1024x1024 case read 0.53x to 6.7x across runs of one commit while other tests ran.
+constexpr double kWidestCountedInterval = 0.10;
+constexpr double kMostOtherLoadCores = 0.25;
+constexpr double kMostCpuWaited = 0.25;
+// Why a speedup is too unsure to count ("" when it is not).
+std::string why_uncertain(const TimingFigures& figures);
 
 // A speedup above this is flagged (counter speedup_review): check the kernel does the work.
 constexpr double kSpeedupReviewThreshold = 10.0;

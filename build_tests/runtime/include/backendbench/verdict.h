@@ -22,6 +22,14 @@ struct TimingFigures {
   double reference_us = 0, kernel_us = 0;  // medians
   double kernel_mean_us = 0;
   double speedup = 0;    // interquartile mean of the per-pair ratios reference/kernel
+  double speedup_low = 0, speedup_high = 0;  // its 95 % interval (timing.h, speedup_interval)
+  // The cores' worth of time other processes than the measurement's took while it ran (the
+  // supervisor's reading of /proc, processes.h LoadMeter); -1: not measured (in-process timing, or
+  // too short a measurement for /proc/stat's clock ticks).
+  double other_load = -1;
+  // The share of that time some task waited for a core (processes.h, LoadMeter::waited_share);
+  // -1: not measured.
+  double cpu_waited = -1;
   int samples = 0;
   double iqr_pct = 0, reference_iqr_pct = 0;
   double bytes = 0, flops = 0, gbps = 0, tflops = 0, pct_peak_bw = 0, pct_peak_flops = 0;
@@ -57,7 +65,7 @@ struct Verdict {
   double aten_share = -1;
   std::optional<TimingFigures> timing;
   // suspect, overhead_dominated, speedup_review, hidden_work, host_time_added, wrong_when_timed,
-  // timing_disagrees
+  // timing_disagrees, back_to_back_time, speedup_uncertain
   std::vector<std::string> flags;
   // Wall milliseconds the case took in the supervisor that ran it (run_job_case); -1: none (a
   // verdict the planner made, for a case that never ran). What `backendbench run` plans the next
