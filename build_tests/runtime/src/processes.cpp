@@ -194,16 +194,18 @@ Stopped::Stopped(const std::vector<pid_t>& roots) {
       if (kill(pid, SIGSTOP) == 0) stopped_.push_back(pid);
       more = true;
     }
-    // A stop takes effect when each of the process's threads next enters the kernel: on a
-    // spinning thread, at its next timer tick. Waited for, so that none runs on when this returns.
+    // A stop takes effect when each of the process's threads next leaves the kernel: a sleeping
+    // one stops as it wakes, before it runs any code of its own; a running one (a spinning
+    // thread) at once, by an interrupt. Those running are waited for, so that none runs on when
+    // this returns.
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
     for (const pid_t pid : stopped_) {
       const std::string task = "/proc/" + std::to_string(pid) + "/task/";
       for (const pid_t tid : numbered_entries(task)) {
-        while (std::chrono::steady_clock::now() < give_up) {
-          const std::vector<std::string> fields = stat_fields(task + std::to_string(tid) + "/stat");
-          if (fields.empty() || fields[0] == "T" || fields[0] == "t" || fields[0] == "Z" || fields[0] == "X") break;
-          std::this_thread::sleep_for(std::chrono::microseconds(50));
+        const std::string stat = task + std::to_string(tid) + "/stat";
+        for (std::vector<std::string> fields = stat_fields(stat);
+             !fields.empty() && fields[0] == "R" && std::chrono::steady_clock::now() < give_up; fields = stat_fields(stat)) {
+          std::this_thread::sleep_for(std::chrono::microseconds(20));
         }
       }
     }

@@ -1260,7 +1260,7 @@ struct SupervisorReference {
 
 SupervisorReference supervisor_reference(const std::string& op_display, const c10::OperatorHandle& handle,
                                          c10::Device device, const std::vector<c10::IValue>& values,
-                                         const Settings& settings, double kernel_us) {
+                                         const Settings& settings, double kernel_us, pid_t timed_worker) {
   // One timer per device, never destroyed (see bench_main.cpp: CUDA unloads before statics).
   static auto* timers = new std::map<std::string, std::unique_ptr<Timer>>;
   std::unique_ptr<Timer>& timer = (*timers)[device.str()];
@@ -1273,9 +1273,10 @@ SupervisorReference supervisor_reference(const std::string& op_display, const c1
     if (device.is_cuda()) rule.min_samples = rule.max_samples = layout.batch_pairs = 4;
     timer = std::make_unique<Timer>(device, rule, layout);
   }
-  // No worker runs meanwhile, the kernel's own included (processes.h: its threads would slow
-  // this reference as much as its worker's, and the bound would agree with a forged speedup).
-  const processes::Stopped quiet(WorkerPool::instance().worker_pids_but(std::nullopt));
+  // The timed kernel's worker does not run meanwhile (the others are stopped already,
+  // measure_in_worker): its threads would slow this reference as much as its worker's, and the
+  // bound would agree with a forged speedup.
+  const processes::Stopped quiet({timed_worker});
   // `values` are this process's own (time_case's); the reference writes only what its schema
   // says it writes, and those calls get copies.
   const bool writes_inputs = !written_arguments(handle.schema(), facts_of(op_display).unannotated_writes).empty();
@@ -1422,9 +1423,9 @@ std::string judge_timed_outputs(const json& measurement, const std::vector<char>
 // synchronised before and after, the fastest of kBackToBackTries runs: the reference's side of
 // the speedup both sides get back to back.
 double reference_back_to_back(const c10::OperatorHandle& handle, c10::Device device, SupervisorValues& values,
-                              int64_t calls, bool writes_inputs, int runs = kBackToBackTries) {
+                              int64_t calls, bool writes_inputs, pid_t timed_worker, int runs = kBackToBackTries) {
   const BoundCall reference = backends().reference().bind(handle, values.inputs(0), device);
-  const processes::Stopped quiet(WorkerPool::instance().worker_pids_but(std::nullopt));  // as supervisor_reference
+  const processes::Stopped quiet({timed_worker});  // as supervisor_reference
   // The fastest of `runs` runs, as the kernel's (other work only adds time).
   double fastest = std::numeric_limits<double>::infinity();
   for (int attempt = 0; attempt < runs; ++attempt) {
@@ -1471,14 +1472,9 @@ void bound_from_below(Measurement& measured, const std::string& op_display, cons
   const double allowed = back_to_back_allowance(claimed, calls, device.is_cuda());
   for (int attempt = 0; attempt < kBackToBackTries && !(fastest <= allowed); ++attempt) {
     fail_on(pool.request(key, prepare, sets_payload, nullptr));
-    json ran;
-    double seconds = 0;
-    {
-      const processes::Stopped others(pool.worker_pids_but(key));
-      const auto started = std::chrono::steady_clock::now();
-      ran = pool.request(key, request_header("run"), {}, nullptr);
-      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    }
+    const auto started = std::chrono::steady_clock::now();
+    const json ran = pool.request(key, request_header("run"), {}, nullptr);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     fail_on(ran);
     // The last call ran on the value set the order of calls gives; the worker must say the same.
     const size_t set = static_cast<size_t>(calls - 1) % values.count();
@@ -1511,7 +1507,7 @@ void bound_from_below(Measurement& measured, const std::string& op_display, cons
     // (timed apart, on the 2-core machine under the full suite, an honest relu read 0.98x paired
     // and 0.40x back to back, its reference's runs in a quiet moment and its own in a busy one).
     if (seconds > allowed) {
-      fastest_reference = std::min(fastest_reference, reference_back_to_back(handle, device, values, calls, writes_inputs, 1));
+      fastest_reference = std::min(fastest_reference, reference_back_to_back(handle, device, values, calls, writes_inputs, pool.worker_pid(key), 1));
     }
   }
   const double tolerance = device.is_cuda() ? kBackToBackTolerance : kCpuBackToBackTolerance;
@@ -1542,7 +1538,7 @@ void bound_from_below(Measurement& measured, const std::string& op_display, cons
   }
   // Both sides as this process's clock read them back to back.
   if (reference_per_call == 0) {
-    reference_per_call = reference_back_to_back(handle, device, values, calls, writes_inputs) / static_cast<double>(calls);
+    reference_per_call = reference_back_to_back(handle, device, values, calls, writes_inputs, pool.worker_pid(key)) / static_cast<double>(calls);
   }
   f.kernel_us = f.kernel_mean_us = per_call * 1e6;
   f.reference_us = reference_per_call * 1e6;
@@ -1574,9 +1570,7 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
   json answer;
   double observed = 0, cpu_waited = -1;
   {
-    // Every other worker stopped while this one is timed (processes.h), and how long tasks
-    // waited for a core meanwhile.
-    const processes::Stopped others(pool.worker_pids_but(key));
+    // How long tasks waited for a core meanwhile.
     const processes::LoadMeter load({pool.worker_pid(key)});
     const auto started = std::chrono::steady_clock::now();
     answer = pool.request(key, header, payload, &timed_outputs, kAnswerSlackBytes + kAnswerMultiple * (output_budget + expected_bytes));
@@ -1647,7 +1641,8 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
       // only ever adds time, so more attempts sharpen the bound and never loosen it (a median
       // that one busy attempt inflated 10x let a reference slowed 40x through).
       const auto bound_started = std::chrono::steady_clock::now();
-      SupervisorReference own = supervisor_reference(op_display, handle, device, value_sets.at(0), settings, f.kernel_us);
+      SupervisorReference own = supervisor_reference(op_display, handle, device, value_sets.at(0), settings, f.kernel_us,
+                                                       pool.worker_pid(key));
       measured.bound_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - bound_started).count();
       own_us = std::min(fastest_reference_us, own.us);
       fastest_reference_us = own_us;
@@ -1752,10 +1747,15 @@ Measurement measure_in_worker(const std::string& op_display, const c10::Operator
     return std::find(m.flags.begin(), m.flags.end(), "timing_disagrees") != m.flags.end();
   };
   double fastest_reference_us = std::numeric_limits<double>::infinity();
+  // Every other worker of this process stopped while this kernel is timed, in every attempt
+  // (processes.h): no kernel's load-time threads take a core from another's timing.
+  WorkerPool& pool = WorkerPool::instance();
+  const WorkerPool::Key key{device.is_cuda(), worker_line(backend)};
+  const processes::Stopped others(pool.worker_pids_but(key));
   // Other processes' load over the whole attempt (the worker's request, and this process's own
   // reference and back-to-back timing), long enough for /proc/stat's clock ticks more often.
   const auto measure_once = [&] {
-    const processes::LoadMeter load({WorkerPool::instance().worker_pid({device.is_cuda(), worker_line(backend)})});
+    const processes::LoadMeter load({pool.worker_pid(key)});
     Measurement m = measure_in_worker_once(op_display, handle, backend, device, value_sets, drawn_from, settings, where,
                                            checked_outputs, fastest_reference_us);
     m.figures.other_load = load.other_cores();
