@@ -17,7 +17,7 @@ namespace backendbench {
 namespace {
 
 constexpr const char* kExpectedLine =
-    "one backendbench-job JSON object per line (README, Jobs)";
+    "one backendbench-job JSON object per line (docs/schemas.md, Jobs)";
 
 const std::set<std::string>& known_fields() {
   static const std::set<std::string> fields = {"schema", "version", "suite",        "operator", "backend", "mode",

@@ -105,12 +105,12 @@ TEST(Job, ServedEntryAddressesNameTheExecutableGpuAndSlot) {
 
 TEST(JobDiagnostics, NotJson) {
   EXPECT_EQ(error_of("\n{\"schema\": }"),
-            "jobs.jsonl:2:12: error: not JSON; expected one backendbench-job JSON object per line (README, Jobs)");
+            "jobs.jsonl:2:12: error: not JSON; expected one backendbench-job JSON object per line (docs/schemas.md, Jobs)");
 }
 
 TEST(JobDiagnostics, NotAnObject) {
   EXPECT_EQ(error_of("[1]"), "jobs.jsonl:1:1: error: not a JSON object; expected one backendbench-job JSON object "
-                             "per line (README, Jobs)");
+                             "per line (docs/schemas.md, Jobs)");
 }
 
 TEST(JobDiagnostics, UnknownField) {

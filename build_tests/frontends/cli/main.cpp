@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
   run_command_line->add_option("--gpu-slots", run.gpu_slots,
                                "correctness entries at once on each GPU (default " + std::to_string(kDefaultGpuSlots) +
                                    "); timing takes a GPU alone");
-  const char* slurm_group = "Many hosts (README: Many hosts, with Slurm)";
+  const char* slurm_group = "Many hosts (docs/ctest.md: Many hosts, with Slurm)";
   run_command_line->add_flag("--slurm", run.slurm, "run the entries as Slurm array tasks (sbatch --wait); the build folder must be "
                                                    "on a file system every node shares, at the same path")->group(slurm_group);
   run_command_line->add_option("--slurm-tasks", run.slurm_tasks, "array tasks, each running its share of the entries (default 4)")

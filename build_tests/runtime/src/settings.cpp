@@ -122,7 +122,7 @@ const std::vector<Setting>& settings_table() {
          return true;
        }},
       {"BACKENDBENCH_VERDICTS", "backendbench_verdicts", {F::kTests, F::kBench}, "a file path",
-       "append one verdict per case to this file (JSON Lines, schema in the README)", "none (CTest entries: "
+       "append one verdict per case to this file (JSON Lines, schema in docs/schemas.md)", "none (CTest entries: "
        "results/<suite>/<operator>/<backend>.verdicts.jsonl)",
        path_into(&Settings::verdicts_path)},
       {"BACKENDBENCH_KERNEL_MANIFEST", "backendbench_kernel_manifest", {F::kTests, F::kBench}, "a file path",
@@ -130,12 +130,12 @@ const std::vector<Setting>& settings_table() {
        "`op-library <name> <listing>` per line): how the llm backends check a candidate built alone",
        "the build's kernel manifest", path_into(&Settings::kernel_manifest)},
       {"BACKENDBENCH_JOB", "backendbench_job", {F::kTests, F::kBench},
-       "a backendbench-job JSON object, or the path of a JSON Lines file of them (README, Jobs)",
+       "a backendbench-job JSON object, or the path of a JSON Lines file of them (docs/schemas.md, Jobs)",
        "run only these jobs' cases (each job: suite, operator, backend, cases, mode, salt, draws, device); how CTest "
        "entries, `backendbench run` and the llm backends say what to run, in place of name filters",
        "every case of every backend", path_into(&Settings::job_argument)},
       {"BACKENDBENCH_SERVE", "backendbench_serve", {F::kTests, F::kBench}, "an absolute folder path",
-       "serve jobs, one request per line on standard input, until it closes (README, Jobs; how the llm backends "
+       "serve jobs, one request per line on standard input, until it closes (docs/schemas.md, Jobs; how the llm backends "
        "check and time candidates): check jobs in a test executable, time jobs in ./bench; spare kernel workers "
        "see this folder, under which the requests' kernel manifests lie, read-only",
        "run the tests (or benchmarks) once",

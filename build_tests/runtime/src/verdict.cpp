@@ -194,7 +194,7 @@ VerdictFile read_verdicts(const std::string& path) {
       file.verdicts.push_back(verdict_from_json(line));
     } catch (const std::exception& error) {
       const std::string located = path + ":" + std::to_string(number) + ":1: error: " + error.what() +
-                                  "; expected one backendbench-verdict JSON object per line (README, Verdicts)";
+                                  "; expected one backendbench-verdict JSON object per line (docs/schemas.md, Verdicts)";
       if (std::optional<Verdict> stand_in = stand_in_for(line, "unreadable verdict: " + located)) {
         file.verdicts.push_back(std::move(*stand_in));
       } else {
