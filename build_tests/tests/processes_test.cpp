@@ -109,6 +109,7 @@ TEST(Processes, MachineTimeAdvances) {
   EXPECT_GT(after.all, before.all);
   EXPECT_GE(after.busy, before.busy);
   EXPECT_LE(after.busy, after.all);
+  EXPECT_LE(after.user, after.busy);
 }
 
 }  // namespace

@@ -89,11 +89,10 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-double own_process_seconds() {
+double own_process_user_seconds() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  return static_cast<double>(usage.ru_utime.tv_sec) + static_cast<double>(usage.ru_utime.tv_usec) / 1e6;
 }
 
 std::vector<pid_t> trees_of(const std::vector<pid_t>& roots) {
@@ -125,12 +124,12 @@ char state_of(pid_t pid) {
   return fields.empty() || fields[0].empty() ? '\0' : fields[0][0];
 }
 
-double cpu_seconds_of(const std::vector<pid_t>& pids) {
+double cpu_seconds_of(const std::vector<pid_t>& pids, bool user_only) {
   double ticks = 0;
   for (const pid_t pid : pids) {
     // utime and stime, the 14th and 15th fields of stat (the 12th and 13th after the name).
     const std::vector<std::string> fields = stat_fields("/proc/" + std::to_string(pid) + "/stat");
-    if (fields.size() > 12) ticks += std::stod(fields[11]) + std::stod(fields[12]);
+    if (fields.size() > 12) ticks += std::stod(fields[11]) + (user_only ? 0.0 : std::stod(fields[12]));
   }
   return ticks / ticks_per_second();
 }
@@ -147,6 +146,7 @@ MachineTime machine_time() {
   const double busy = fields[0] + fields[1] + fields[2] + fields[5] + fields[6] + fields[7];
   time.busy = busy / ticks_per_second();
   time.all = (busy + fields[3] + fields[4]) / ticks_per_second();
+  time.user = (fields[0] + fields[1] + fields[7]) / ticks_per_second();
   return time;
 }
 
@@ -159,7 +159,7 @@ double cpu_stall_microseconds() {
 }
 
 LoadMeter::LoadMeter(std::vector<pid_t> own_roots) : roots_(std::move(own_roots)) {
-  own_seconds_ = cpu_seconds_of(trees_of(roots_)) + own_process_seconds();
+  own_seconds_ = cpu_seconds_of(trees_of(roots_), /*user_only=*/true) + own_process_user_seconds();
   machine_ = machine_time();
   stalled_us_ = cpu_stall_microseconds();
   started_ = now_seconds();
@@ -170,9 +170,9 @@ double LoadMeter::seconds_since_start() const { return now_seconds() - started_;
 double LoadMeter::other_cores() const {
   const double wall = seconds_since_start();
   const MachineTime machine = machine_time();
-  const double own = cpu_seconds_of(trees_of(roots_)) + own_process_seconds() - own_seconds_;
+  const double own = cpu_seconds_of(trees_of(roots_), /*user_only=*/true) + own_process_user_seconds() - own_seconds_;
   if (!(wall >= kShortestLoadSeconds)) return -1;
-  return std::max(0.0, (machine.busy - machine_.busy - own) / wall);
+  return std::max(0.0, (machine.user - machine_.user - own) / wall);
 }
 
 double LoadMeter::waited_share() const {

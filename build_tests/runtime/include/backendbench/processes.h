@@ -15,14 +15,16 @@ namespace backendbench::processes {
 // adopted by the namespace's first process, so a sandboxed kernel's children never leave the tree.
 std::vector<pid_t> tree_of(pid_t root);
 
-// CPU seconds (user and system, every thread) the processes of `pids` have spent so far; an ended
-// one counts nothing.
-double cpu_seconds_of(const std::vector<pid_t>& pids);
+// CPU seconds (user and system, every thread; user alone where `user_only`) the processes of
+// `pids` have spent so far; an ended one counts nothing.
+double cpu_seconds_of(const std::vector<pid_t>& pids, bool user_only = false);
 
-// CPU seconds every core of the machine has spent busy (user, nice, system, interrupts, stolen by
-// the hypervisor) and in all, since boot (/proc/stat, in clock ticks).
+// CPU seconds every core of the machine has spent since boot (/proc/stat, in clock ticks): busy
+// (user, nice, system, interrupts, stolen by the hypervisor), in all, and in processes' own code
+// or stolen (user, nice, steal: what the kernel's own threads, which a process can set to work by
+// its system calls and memory pressure, do not add to).
 struct MachineTime {
-  double busy = 0, all = 0;
+  double busy = 0, all = 0, user = 0;
 };
 MachineTime machine_time();
 
@@ -32,9 +34,11 @@ double cpu_stall_microseconds();
 
 // How busy the machine was while something ran, from construction to a reading:
 //   other_cores(): the cores' worth of time other processes than `own` (trees of processes this
-//     process watches; itself always counted as its own) took, on average (0: the cores were the
-//     measurement's alone; 1: one whole core went to something else). /proc/stat counts in clock
-//     ticks, so over less than kShortestLoadSeconds it says nothing: -1.
+//     process watches; itself always counted as its own) took in their own code, or the
+//     hypervisor took, on average (0: the cores were the measurement's alone; 1: one whole core
+//     went to something else). Not the system's own threads' time, which `own` can make (a kernel
+//     that fills memory sets the page reclaimer to work). /proc/stat counts in clock ticks, so
+//     over less than kShortestLoadSeconds it says nothing: -1.
 //   waited_share(): the share of the time some task, its own included, was ready to run and
 //     waited for a core (pressure stall information, to the microsecond); -1 without it.
 class LoadMeter {
