@@ -368,7 +368,7 @@ class WorkerPool {
   }
 
   // The first process (bubblewrap's, or the worker's) of every running worker and spare but
-  // `except`'s: what is stopped while something is timed (workers_stopped_but).
+  // `except`'s: what is stopped while a kernel is timed (measure_in_worker).
   std::vector<pid_t> worker_pids_but(std::optional<Key> except) {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<pid_t> pids;
