@@ -58,6 +58,7 @@ TEST(Verdict, JsonReadsBackAsTheSameVerdict) {
   verdict.timing->speedup_high = 2.5;
   verdict.timing->other_load = 0.125;
   verdict.timing->cpu_waited = 0.0625;
+  verdict.timing->back_to_back_speedup = 1.125;
   verdict.flags = {"suspect"};
   verdict.case_ms = 12;
   verdict.aten_share = 0.25;
@@ -69,6 +70,7 @@ TEST(Verdict, JsonReadsBackAsTheSameVerdict) {
   EXPECT_DOUBLE_EQ(back.timing->speedup_high, 2.5);
   EXPECT_DOUBLE_EQ(back.timing->other_load, 0.125);
   EXPECT_DOUBLE_EQ(back.timing->cpu_waited, 0.0625);
+  EXPECT_DOUBLE_EQ(back.timing->back_to_back_speedup, 1.125);
   EXPECT_EQ(verdict_json(back), verdict_json(verdict));
   EXPECT_THROW(verdict_from_json("{\"schema\": \"other\"}"), std::invalid_argument);
   EXPECT_THROW(verdict_from_json("not json"), std::invalid_argument);

@@ -73,6 +73,7 @@ void set_counters(benchmark::State& state, const TimingFigures& t, bool alone, b
     state.counters["speedup_high"] = t.speedup_high;
     if (t.other_load >= 0) state.counters["other_load"] = t.other_load;
     if (t.cpu_waited >= 0) state.counters["cpu_waited"] = t.cpu_waited;
+    if (t.back_to_back_speedup >= 0) state.counters["back_to_back_speedup"] = t.back_to_back_speedup;
     state.counters["reference_iqr_pct"] = t.reference_iqr_pct;
     if (cuda) state.counters["hidden_work_us"] = t.hidden_work_us;
   }

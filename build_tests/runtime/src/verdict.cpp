@@ -70,6 +70,7 @@ std::string verdict_json(const Verdict& verdict) {
                           {"kernel_mean_us", json_number(t.kernel_mean_us)}, {"speedup", json_number(t.speedup)},
                           {"speedup_low", json_number(t.speedup_low)}, {"speedup_high", json_number(t.speedup_high)},
                           {"other_load", json_number(t.other_load)}, {"cpu_waited", json_number(t.cpu_waited)},
+                          {"back_to_back_speedup", json_number(t.back_to_back_speedup)},
                           {"samples", t.samples}, {"iqr_pct", json_number(t.iqr_pct)},
                           {"reference_iqr_pct", json_number(t.reference_iqr_pct)}, {"bytes", json_number(t.bytes)},
                           {"flops", json_number(t.flops)}, {"GBps", json_number(t.gbps)},
@@ -140,6 +141,7 @@ Verdict verdict_from_json(const std::string& line) {
     figures.speedup_high = figure("speedup_high");
     figures.other_load = number_field(t, "other_load", -1.0);
     figures.cpu_waited = number_field(t, "cpu_waited", -1.0);
+    figures.back_to_back_speedup = number_field(t, "back_to_back_speedup", -1.0);
     figures.samples = t.value("samples", 0);
     figures.iqr_pct = figure("iqr_pct");
     figures.reference_iqr_pct = figure("reference_iqr_pct");

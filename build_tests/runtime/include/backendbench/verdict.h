@@ -30,6 +30,10 @@ struct TimingFigures {
   // The share of that time some task waited for a core (processes.h, LoadMeter::waited_share);
   // -1: not measured.
   double cpu_waited = -1;
+  // The speedup both sides got called back to back by the supervisor's clock (worker.h,
+  // judge_back_to_back), which the one counted beats by at most the tolerance; -1: not bounded so
+  // (in-process timing, a short CUDA call).
+  double back_to_back_speedup = -1;
   int samples = 0;
   double iqr_pct = 0, reference_iqr_pct = 0;
   double bytes = 0, flops = 0, gbps = 0, tflops = 0, pct_peak_bw = 0, pct_peak_flops = 0;

@@ -95,7 +95,8 @@ class MessageReader {
 std::vector<char> save_values(const std::vector<c10::IValue>& values, device_share::Exports* exports = nullptr);
 std::vector<c10::IValue> load_values(const std::vector<char>& payload, const device_share::Imports* imports = nullptr);
 
-// One digest per tensor of `outputs` (tensors_in order): the sum of its values' bytes, as int64.
+// One digest per tensor of `outputs` (tensors_in order): the wrapping int64 sum of its values'
+// 8-byte words and of the bytes after the last whole word.
 // A `run` answer carries its last outputs' digests, computed once they are done; the outputs the
 // supervisor fetches after it must have the same, so the work was done when it answered.
 std::vector<int64_t> output_digests(const std::vector<c10::IValue>& outputs);
