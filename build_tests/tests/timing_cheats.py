@@ -14,7 +14,7 @@ the 2048x2048 case (a call of a millisecond, claimed at a fifth of it: over 100 
 counted by the supervisor's clock (back_to_back_time; or,
 while other processes take the cores, pass flagged speedup_uncertain counting no gain). Every
 speedup counted beats the one both sides got back to back by the supervisor's clock
-(back_to_back_speedup) by at most kBackToBackTolerance.
+(back_to_back_speedup) by at most the tolerance, or is flagged speedup_uncertain and at most 1.
 """
 import argparse
 import re
@@ -22,7 +22,8 @@ import subprocess
 import sys
 
 kAllowed = 3.0  # CPU noise between runs of the same kernel; the forgeries claim 5x and more
-kBackToBackTolerance = 0.10  # worker.h, kCpuBackToBackTolerance
+kBackToBackTolerance = 0.10  # worker.h, kCpuBackToBackTolerance: calls of 100 us or more (the 2048x2048 case)
+kShortCallBackToBackTolerance = 0.5  # kCpuShortCallBackToBackTolerance: shorter calls (the 64x64 case)
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--bench", required=True)
@@ -89,9 +90,13 @@ for case in cases:
 for (case, impl), got in sorted(results.items()):
     if impl == "aten" or got[0] == "error":
         continue
+    if got[0] == "uncertain":  # a busy machine: it counts no gain
+        check(got[1] is not None and got[1] <= 1.0, f"{case} {impl}: flagged speedup_uncertain, it counts at most 1.0 ({got[1]})")
+        continue
     bound = back_to_back.get((case, impl))
-    check(bound is not None and got[1] is not None and got[1] <= (1 + kBackToBackTolerance) * bound * 1.0001,
-          f"{case} {impl}: its speedup {got[1]} is at most {1 + kBackToBackTolerance} times the {bound} both sides got back to back")
+    tolerance = kBackToBackTolerance if case.startswith("f32_2048x2048") else kShortCallBackToBackTolerance
+    check(bound is not None and got[1] is not None and got[1] <= (1 + tolerance) * bound * 1.0001,
+          f"{case} {impl}: its speedup {got[1]} is at most {1 + tolerance} times the {bound} both sides got back to back")
 if failures:
     print(output[-4000:])
     sys.exit(1)
