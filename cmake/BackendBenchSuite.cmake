@@ -8,8 +8,9 @@
 #                                            (default: "default") serves suites that ask; VIEW_OF:
 #                                            dir is a kernel view whose links lead into folder
 #   backendbench_add_suite(NAME n TRACES t.. [KERNELS set] [SHARDS k] [OPS o..] [TOPN n] [BOTTOMN n]
-#                          [CASE_TIMEOUT s] [EXCLUDE_UNKNOWN_OPERATORS])
-#                                            a generated gtest executable + CTest entries
+#                          [CASE_TIMEOUT s] [EXCLUDE_UNKNOWN_OPERATORS] [TIER system|e2e])
+#                                            a generated gtest executable + CTest entries (each
+#                                            labelled with the tier, default system)
 #   backendbench_add_backend(NAME lib [KERNELS set] [CHECK_SUITES s..])
 #                                            the one shared library (libbackendbench_<lib>.so)
 #                                            holding every kernel of a set, which registers the
@@ -32,8 +33,13 @@
 #                                            llm backends put in them (backendbench run --backend llm)
 #   backendbench_torchbench_traces(out_var)  where the TorchBench traces are (fatal if nowhere)
 #   backendbench_add_expect_test(name exit output_regex command args..)
-#                                            a project test (label project): runs the command and
-#                                            checks its exit code and output (ExpectCommand.cmake)
+#                                            a project test (labels project, system): runs the
+#                                            command and checks its exit code and output
+#                                            (ExpectCommand.cmake)
+#   backendbench_set_test_tier(tier test..)  the tests' tier label instead of the one they had:
+#                                            unit (seconds, no suite or kernel build of its own),
+#                                            system (galleries, suites, served entries) or e2e
+#                                            (the command end to end, security, TorchBench)
 #
 # Generation runs at build time. Its outputs are fixed per suite (SHARDS files of cases, one
 # CTest include file) and per kernel file, so CMake knows them before the generator runs; CTest
@@ -496,8 +502,12 @@ function(backendbench_add_candidate_slots)
 endfunction()
 
 function(backendbench_add_suite)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "EXCLUDE_UNKNOWN_OPERATORS" "NAME;KERNELS;SHARDS;TOPN;BOTTOMN;CASE_TIMEOUT"
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "EXCLUDE_UNKNOWN_OPERATORS" "NAME;KERNELS;SHARDS;TOPN;BOTTOMN;CASE_TIMEOUT;TIER"
                         "TRACES;OPS")
+  if(NOT ARG_TIER)
+    set(ARG_TIER system)
+  endif()
+  _backendbench_check_tier("backendbench_add_suite(${ARG_NAME})" "${ARG_TIER}")
   if(NOT ARG_SHARDS)
     set(ARG_SHARDS 1)
   endif()
@@ -559,7 +569,8 @@ function(backendbench_add_suite)
             --templates "${_backendbench_templates_dir}" --kernels "${kernels_dir}" ${skip_cuda} ${op_library_options}
             --shards "${ARG_SHARDS}" --test-executable "${CMAKE_BINARY_DIR}/${executable}"
             --results-dir "${BACKENDBENCH_RESULTS_DIR}" --timeout "${BACKENDBENCH_TEST_TIMEOUT}"
-            --case-timeout "${ARG_CASE_TIMEOUT}" --cases-per-entry "${BACKENDBENCH_CASES_PER_ENTRY}" --cmake-command "${CMAKE_COMMAND}"
+            --case-timeout "${ARG_CASE_TIMEOUT}" --cases-per-entry "${BACKENDBENCH_CASES_PER_ENTRY}" --test-labels "${ARG_TIER}"
+            --cmake-command "${CMAKE_COMMAND}"
             --expect-script "${_backendbench_expect_script}" ${options}
     COMMAND "${CMAKE_COMMAND}" -E touch "${out}/generate.stamp"
     DEPENDS backendbench::generator ${_backendbench_templates} ${trace_files} ${kernel_folders}
@@ -687,7 +698,7 @@ function(backendbench_add_model_tests)
     # The package from this source tree, and an empty results folder: each kernel is checked
     # first, as for a fresh install.
     set_tests_properties("model/${model}/${ARG_BACKEND}" PROPERTIES
-                         LABELS "model" SKIP_RETURN_CODE 77 TIMEOUT 900
+                         LABELS "model;e2e" SKIP_RETURN_CODE 77 TIMEOUT 900
                          ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python;BACKENDBENCH_RESULTS=")
   endforeach()
 endfunction()
@@ -698,5 +709,22 @@ function(backendbench_add_expect_test name expect_exit expect_output)
   add_test(NAME "${name}"
            COMMAND "${CMAKE_COMMAND}" "-DEXPECT_EXIT=${expect_exit}" "-DEXPECT_OUTPUT=${expect_output}"
                    "-DCOMMAND=${ARGN}" -P "${_backendbench_expect_script}")
-  set_tests_properties("${name}" PROPERTIES LABELS project TIMEOUT 600)
+  set_tests_properties("${name}" PROPERTIES LABELS "project;system" TIMEOUT 600)
+endfunction()
+
+set(_backendbench_test_tiers unit system e2e)
+function(_backendbench_check_tier caller tier)
+  if(NOT tier IN_LIST _backendbench_test_tiers)
+    message(FATAL_ERROR "${caller}: test tier '${tier}'; expected one of: ${_backendbench_test_tiers}")
+  endif()
+endfunction()
+
+function(backendbench_set_test_tier tier)
+  _backendbench_check_tier("backendbench_set_test_tier" "${tier}")
+  foreach(test IN LISTS ARGN)
+    get_property(labels TEST "${test}" PROPERTY LABELS)
+    list(REMOVE_ITEM labels ${_backendbench_test_tiers})
+    list(APPEND labels "${tier}")
+    set_property(TEST "${test}" PROPERTY LABELS "${labels}")
+  endforeach()
 endfunction()

@@ -119,6 +119,7 @@ struct GenerateOptions {
   int timeout = 300;
   int case_timeout = 0;
   int cases_per_entry = 0;
+  std::vector<std::string> test_labels;
   std::string cmake_command = "cmake";
   std::string expect_script;
 };
@@ -191,6 +192,9 @@ int run_suite(const GenerateOptions& options) {
   output_options.timeout_seconds = options.timeout;
   output_options.case_timeout_seconds = options.case_timeout;
   output_options.cases_per_entry = options.cases_per_entry;
+  for (const std::string& label : options.test_labels) {
+    output_options.test_labels += (output_options.test_labels.empty() ? "" : ";") + label;
+  }
   output_options.cmake_command = options.cmake_command;
   output_options.expect_script = options.expect_script;
   emit::OutputWriter writer(options.output);
@@ -322,6 +326,8 @@ int main(int argc, char** argv) {
   suite->add_option("--cases-per-entry", options.cases_per_entry,
                     "split an operator with more cases into CTest entries of at most this many (0: never)")
       ->check(CLI::NonNegativeNumber);
+  suite->add_option("--test-labels", options.test_labels, "CTest labels every entry gets besides its own (a test tier: unit, system, e2e)")
+      ->delimiter(',');
   suite->add_option("--cmake-command", options.cmake_command, "cmake, for entries of kernels that must fail");
   suite->add_option("--expect-script", options.expect_script, "cmake/ExpectCommand.cmake, for entries of kernels that must fail");
 

@@ -229,7 +229,8 @@ void Emitter::emit_suite(const model::Suite& suite, const SuiteOutputOptions& op
             "--backendbench_verdicts=" + options.results_directory + "/" +
                 naming::result_file(suite.name, op.name, backend.name, ".verdicts.jsonl", job.part, job.parts),
             "--case-timeout=" + std::to_string(options.case_timeout_seconds)};
-        const std::string labels = suite.name + ";" + op.name.display() + ";" + backend.labels;
+        const std::string labels = suite.name + ";" + op.name.display() + ";" + backend.labels +
+                                   (options.test_labels.empty() ? "" : ";" + options.test_labels);
         // COST: CTest starts the entries with the most cases first (until it has measured them).
         size_t cases = 0;
         for (size_t position = 0; position < op.cases.size(); ++position) cases += job.in_part(position);

@@ -21,6 +21,7 @@ struct SuiteOutputOptions {
   int timeout_seconds = 300;
   int case_timeout_seconds = 0;  // per case, inside the test executable (0: none)
   int cases_per_entry = 0;       // an operator with more cases is several entries (job_parts); 0: one
+  std::string test_labels;       // CTest labels every entry gets besides its own (";"-separated), e.g. a test tier
   // A kernel with an expect-failure line becomes an entry that passes when the kernel fails
   // with that message: `cmake -P <expect_script>` runs the test and checks its output.
   std::string cmake_command = "cmake";

@@ -57,6 +57,7 @@ TEST(Emitter, MatchesGoldenFiles) {
   options.results_directory = "build/results";
   options.case_timeout_seconds = 30;
   options.cases_per_entry = 1;  // relu's two cases become two parts; add's one stays one entry
+  options.test_labels = "system";  // every entry's tier, after its own labels
   options.cmake_command = "/usr/bin/cmake";
   options.expect_script = "cmake/ExpectCommand.cmake";
   emitter.emit_suite(suite, options, suite_writer);

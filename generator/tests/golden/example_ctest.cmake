@@ -7,20 +7,20 @@
 # (RESOURCE_GROUPS gpus:1) where ctest is given a resource spec (--resource-spec-file; `backendbench
 # run` writes one), and binds to it before CUDA starts; without a spec CTest ignores it.
 add_test([=[example/add.Tensor/aten]=] [=[build/backendbench_test_example]=] [=[--backendbench_job={"schema":"backendbench-job","version":1,"suite":"example","operator":"add.Tensor","backend":"aten","mode":"check"}]=] [=[--gtest_output=xml:build/results/example/add.Tensor/aten.xml]=] [=[--backendbench_verdicts=build/results/example/add.Tensor/aten.verdicts.jsonl]=] [=[--case-timeout=30]=])
-set_tests_properties([=[example/add.Tensor/aten]=] PROPERTIES LABELS [=[example;add.Tensor;aten]=] TIMEOUT 300 COST 1 SKIP_RETURN_CODE 77 RESOURCE_GROUPS gpus:1)
+set_tests_properties([=[example/add.Tensor/aten]=] PROPERTIES LABELS [=[example;add.Tensor;aten;system]=] TIMEOUT 300 COST 1 SKIP_RETURN_CODE 77 RESOURCE_GROUPS gpus:1)
 
 add_test([=[example/add.Tensor/impl1]=] [=[/usr/bin/cmake]=] [=[-DCOMMAND=build/backendbench_test_example;--backendbench_job={"schema":"backendbench-job","version":1,"suite":"example","operator":"add.Tensor","backend":"impl1","mode":"check"};--gtest_output=xml:build/results/example/add.Tensor/impl1.xml;--backendbench_verdicts=build/results/example/add.Tensor/impl1.verdicts.jsonl;--case-timeout=30]=] -DEXPECT_EXIT=failure [=[-DEXPECT_OUTPUT='alpha': 2.*values differ]=] -P [=[cmake/ExpectCommand.cmake]=])
-set_tests_properties([=[example/add.Tensor/impl1]=] PROPERTIES LABELS [=[example;add.Tensor;directory;impl1;cpu;expect-failure]=] TIMEOUT 300 COST 1 RESOURCE_GROUPS gpus:1)
+set_tests_properties([=[example/add.Tensor/impl1]=] PROPERTIES LABELS [=[example;add.Tensor;directory;impl1;cpu;system;expect-failure]=] TIMEOUT 300 COST 1 RESOURCE_GROUPS gpus:1)
 
 add_test([=[example/relu.default/aten/part1of2]=] [=[build/backendbench_test_example]=] [=[--backendbench_job={"schema":"backendbench-job","version":1,"suite":"example","operator":"relu.default","backend":"aten","mode":"check","part":1,"parts":2}]=] [=[--gtest_output=xml:build/results/example/relu.default/aten.part1of2.xml]=] [=[--backendbench_verdicts=build/results/example/relu.default/aten.part1of2.verdicts.jsonl]=] [=[--case-timeout=30]=])
-set_tests_properties([=[example/relu.default/aten/part1of2]=] PROPERTIES LABELS [=[example;relu.default;aten]=] TIMEOUT 300 COST 1 SKIP_RETURN_CODE 77 RESOURCE_GROUPS gpus:1)
+set_tests_properties([=[example/relu.default/aten/part1of2]=] PROPERTIES LABELS [=[example;relu.default;aten;system]=] TIMEOUT 300 COST 1 SKIP_RETURN_CODE 77 RESOURCE_GROUPS gpus:1)
 
 add_test([=[example/relu.default/aten/part2of2]=] [=[build/backendbench_test_example]=] [=[--backendbench_job={"schema":"backendbench-job","version":1,"suite":"example","operator":"relu.default","backend":"aten","mode":"check","part":2,"parts":2}]=] [=[--gtest_output=xml:build/results/example/relu.default/aten.part2of2.xml]=] [=[--backendbench_verdicts=build/results/example/relu.default/aten.part2of2.verdicts.jsonl]=] [=[--case-timeout=30]=])
-set_tests_properties([=[example/relu.default/aten/part2of2]=] PROPERTIES LABELS [=[example;relu.default;aten]=] TIMEOUT 300 COST 1 SKIP_RETURN_CODE 77 RESOURCE_GROUPS gpus:1)
+set_tests_properties([=[example/relu.default/aten/part2of2]=] PROPERTIES LABELS [=[example;relu.default;aten;system]=] TIMEOUT 300 COST 1 SKIP_RETURN_CODE 77 RESOURCE_GROUPS gpus:1)
 
 add_test([=[example/relu.default/impl1/part1of2]=] [=[build/backendbench_test_example]=] [=[--backendbench_job={"schema":"backendbench-job","version":1,"suite":"example","operator":"relu.default","backend":"impl1","mode":"check","part":1,"parts":2}]=] [=[--gtest_output=xml:build/results/example/relu.default/impl1.part1of2.xml]=] [=[--backendbench_verdicts=build/results/example/relu.default/impl1.part1of2.verdicts.jsonl]=] [=[--case-timeout=30]=])
-set_tests_properties([=[example/relu.default/impl1/part1of2]=] PROPERTIES LABELS [=[example;relu.default;directory;impl1;cpu]=] TIMEOUT 300 COST 1 SKIP_RETURN_CODE 77 RESOURCE_GROUPS gpus:1)
+set_tests_properties([=[example/relu.default/impl1/part1of2]=] PROPERTIES LABELS [=[example;relu.default;directory;impl1;cpu;system]=] TIMEOUT 300 COST 1 SKIP_RETURN_CODE 77 RESOURCE_GROUPS gpus:1)
 
 add_test([=[example/relu.default/impl1/part2of2]=] [=[build/backendbench_test_example]=] [=[--backendbench_job={"schema":"backendbench-job","version":1,"suite":"example","operator":"relu.default","backend":"impl1","mode":"check","part":2,"parts":2}]=] [=[--gtest_output=xml:build/results/example/relu.default/impl1.part2of2.xml]=] [=[--backendbench_verdicts=build/results/example/relu.default/impl1.part2of2.verdicts.jsonl]=] [=[--case-timeout=30]=])
-set_tests_properties([=[example/relu.default/impl1/part2of2]=] PROPERTIES LABELS [=[example;relu.default;directory;impl1;cpu]=] TIMEOUT 300 COST 1 SKIP_RETURN_CODE 77 RESOURCE_GROUPS gpus:1)
+set_tests_properties([=[example/relu.default/impl1/part2of2]=] PROPERTIES LABELS [=[example;relu.default;directory;impl1;cpu;system]=] TIMEOUT 300 COST 1 SKIP_RETURN_CODE 77 RESOURCE_GROUPS gpus:1)
 
