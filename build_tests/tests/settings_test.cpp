@@ -1,7 +1,10 @@
 // Unit tests of settings.h: one table, one rule, one located error per bad value.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include "backendbench/settings.h"
 
@@ -115,6 +118,33 @@ TEST(Settings, EachExecutableReadsOnlyItsOwn) {
   EXPECT_NE(error_of(Frontend::kTests, {}, {"--backendbench_flush=read"}), "");
   EXPECT_NE(settings_help(Frontend::kBench).find("BACKENDBENCH_FLUSH_MIB"), std::string::npos);
   EXPECT_EQ(settings_help(Frontend::kTests).find("BACKENDBENCH_FLUSH_MIB"), std::string::npos);
+}
+
+// docs/settings.md holds the table between two markers; BACKENDBENCH_UPDATE_GOLDEN=1 rewrites it.
+TEST(Settings, TheReferenceInTheDocsIsTheTable) {
+  const std::string path = std::string(BACKENDBENCH_TEST_SOURCE_DIR) + "/docs/settings.md";
+  const std::string begin = "<!-- @generated from build_tests/runtime/src/settings.cpp (settings_reference_markdown) -->\n";
+  const std::string end = "<!-- end of the generated reference -->\n";
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string document = text.str();
+  const size_t from = document.find(begin), to = document.find(end);
+  ASSERT_NE(from, std::string::npos) << path << ": no line '" << begin << "'";
+  ASSERT_NE(to, std::string::npos) << path << ": no line '" << end << "'";
+  ASSERT_LT(from, to);
+  const std::string expected = settings_reference_markdown();
+  const std::string found = document.substr(from + begin.size(), to - from - begin.size());
+  if (found != expected && std::getenv("BACKENDBENCH_UPDATE_GOLDEN")) {
+    document.replace(from + begin.size(), found.size(), expected);
+    std::ofstream(path) << document;
+    return;
+  }
+  EXPECT_EQ(found, expected) << path << " differs from the settings table: run this test with BACKENDBENCH_UPDATE_GOLDEN=1";
+  // Each setting appears once, with its flag where it has one.
+  EXPECT_NE(expected.find("| `BACKENDBENCH_DRAWS` (`--backendbench_draws`) | tests, bench | an integer of at least 1 |"),
+            std::string::npos);
 }
 
 TEST(Settings, SamplingLayoutNamedThenFields) {

@@ -318,6 +318,25 @@ std::string settings_help(Frontend frontend) {
   return out.str();
 }
 
+std::string settings_reference_markdown() {
+  // A '|' in a cell would end it.
+  const auto cell = [](const std::string& text) {
+    std::string escaped;
+    for (char c : text) escaped += c == '|' ? std::string("\\|") : std::string(1, c);
+    return escaped;
+  };
+  std::ostringstream out;
+  out << "| variable (flag) | read by | accepts | meaning | default |\n|---|---|---|---|---|\n";
+  for (const Setting& setting : settings_table()) {
+    std::string readers;
+    for (Frontend f : setting.frontends) readers += std::string(readers.empty() ? "" : ", ") + (f == Frontend::kTests ? "tests" : "bench");
+    out << "| `" << setting.variable << "`" << (setting.flag ? std::string(" (`--") + setting.flag + "`)" : std::string()) << " | "
+        << readers << " | " << cell(setting.accepted) << " | " << cell(setting.meaning) << " | " << cell(setting.default_text)
+        << " |\n";
+  }
+  return out.str();
+}
+
 Settings parse_settings(Frontend frontend, int& argc, char** argv, const Getenv& getenv) {
   Settings settings;
   const Getenv read = getenv ? getenv : [](const char* name) -> const char* { return std::getenv(name); };

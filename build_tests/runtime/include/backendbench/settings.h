@@ -123,6 +123,9 @@ struct SettingDescription {
 };
 std::vector<SettingDescription> describe_settings(Frontend frontend);
 std::string settings_help(Frontend frontend);
+// Every setting of the table as a Markdown table (variable and flag, who reads it, what it
+// accepts, its meaning and default): the reference in docs/settings.md, which a test keeps equal.
+std::string settings_reference_markdown();
 
 // Reads the environment through `getenv` (std::getenv by default) and the command line, and
 // removes the flags it recognises from argv. `--help` is left for the front-end's framework.
