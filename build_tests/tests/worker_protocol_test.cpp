@@ -345,6 +345,15 @@ TEST(BackToBack, EnoughCallsToLastTheirTimeAndNoMoreCopiesThanTheirBound) {
   EXPECT_EQ(back_to_back_calls(100e-6, kBackToBackCopyBytes * 2), 2);    // at least 2
 }
 
+TEST(BackToBack, OnCudaTheAllowanceIsTheClaimAndAFewPerCentOnLongCalls) {
+  // 250 calls of 100 us: 5 % and one call more, 1 ms of round trip; no launch slack there.
+  const double allowed = back_to_back_allowance(100e-6, 250);
+  EXPECT_NEAR(allowed, 1.05 * 251 * 100e-6 + kBackToBackSlackSeconds, 1e-12);
+  EXPECT_LT(allowed / (250 * 100e-6), 1.10);  // a forged time gains under 10 % there
+  // Short calls get launch latency on top.
+  EXPECT_GT(back_to_back_allowance(2e-6, 1000), 1.05 * 1001 * 2e-6 + kBackToBackSlackSeconds + 1000 * 9e-6);
+}
+
 TEST(BackToBack, APairedSpeedupStandsWithinTheToleranceIsReplacedBeyondAndFailsFarBeyond) {
   constexpr bool kCuda = true, kCpu = false;
   constexpr double kLong = 1e-3, kShort = 5e-6;  // seconds a call
