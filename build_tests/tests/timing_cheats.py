@@ -90,13 +90,16 @@ for case in cases:
 for (case, impl), got in sorted(results.items()):
     if impl == "aten" or got[0] == "error":
         continue
-    if got[0] == "uncertain":  # a busy machine: it counts no gain
-        check(got[1] is not None and got[1] <= 1.0, f"{case} {impl}: flagged speedup_uncertain, it counts at most 1.0 ({got[1]})")
-        continue
     bound = back_to_back.get((case, impl))
     tolerance = kBackToBackTolerance if case.startswith("f32_2048x2048") else kShortCallBackToBackTolerance
-    check(bound is not None and got[1] is not None and got[1] <= (1 + tolerance) * bound * 1.0001,
-          f"{case} {impl}: its speedup {got[1]} is at most {1 + tolerance} times the {bound} both sides got back to back")
+    within = bound is not None and got[1] is not None and got[1] <= (1 + tolerance) * bound * 1.0001
+    if got[0] == "uncertain":
+        # A busy machine: the scores count it at most 1; a timing that disagreed meanwhile is
+        # itself cut to 1 (measure_in_worker), one that agreed is within the bound.
+        check(within or (got[1] is not None and got[1] <= 1.0),
+              f"{case} {impl}: flagged speedup_uncertain, its speedup {got[1]} is at most 1.0 or {1 + tolerance} times the {bound} both sides got back to back")
+        continue
+    check(within, f"{case} {impl}: its speedup {got[1]} is at most {1 + tolerance} times the {bound} both sides got back to back")
 if failures:
     print(output[-4000:])
     sys.exit(1)
