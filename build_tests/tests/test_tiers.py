@@ -20,17 +20,17 @@ args = parser.parse_args()
 listing = subprocess.run([args.ctest, "--show-only=json-v1"], cwd=args.build, capture_output=True, text=True, check=True)
 tests = json.loads(listing.stdout)["tests"]
 wrong = []
+counts = {tier: 0 for tier in sorted(TIERS)}
 for test in tests:
     labels = set()
     for prop in test.get("properties", []):
         if prop["name"] == "LABELS":
             labels.update(prop["value"])
     tiers = sorted(labels & TIERS)
+    for tier in tiers:
+        counts[tier] += 1
     if len(tiers) != 1:
         wrong.append(f"{test['name']}: tiers {tiers or 'none'}; expected exactly one of unit, system, e2e")
-counts = {tier: sum(1 for test in tests
-                    for prop in test.get("properties", []) if prop["name"] == "LABELS" and tier in prop["value"])
-          for tier in sorted(TIERS)}
 print(f"{len(tests)} entries: " + ", ".join(f"{tier} {count}" for tier, count in counts.items()))
 for line in wrong:
     print(line)

@@ -1423,34 +1423,29 @@ std::string judge_timed_outputs(const json& measurement, const std::vector<char>
   return "";
 }
 
-// Seconds of `calls` calls of the reference back to back in this process, on the value sets in
-// turn (fresh copies, made first, for an operator that writes its inputs), every device
-// synchronised before and after, the fastest of kBackToBackTries runs: the reference's side of
-// the speedup both sides get back to back.
+// Seconds of one run of `calls` calls of the reference back to back in this process, on the
+// value sets in turn (fresh copies, made first, for an operator that writes its inputs), every
+// device synchronised before and after: the reference's side of the speedup both sides get back
+// to back (bound_by_back_to_back runs it in turns with the kernel's and keeps the fastest).
 double reference_back_to_back(const c10::OperatorHandle& handle, c10::Device device, SupervisorValues& values,
-                              int64_t calls, bool writes_inputs, pid_t timed_worker, int runs = kBackToBackTries) {
+                              int64_t calls, bool writes_inputs, pid_t timed_worker) {
   const BoundCall reference = backends().reference().bind(handle, values.inputs(0), device);
   const processes::Stopped quiet({timed_worker});  // as supervisor_reference
-  // The fastest of `runs` runs, as the kernel's (other work only adds time).
-  double fastest = std::numeric_limits<double>::infinity();
-  for (int attempt = 0; attempt < runs; ++attempt) {
-    std::vector<std::vector<c10::IValue>> stacks;
-    for (int64_t i = 0; i < calls; ++i) {
-      const std::vector<c10::IValue>& set = values.inputs(static_cast<size_t>(i) % values.count());
-      stacks.push_back(writes_inputs ? clone_inputs(set) : set);
-    }
-    std::vector<c10::IValue> last;
-    synchronize_all_devices();
-    const auto started = std::chrono::steady_clock::now();
-    for (std::vector<c10::IValue>& stack : stacks) {
-      last.clear();  // as the kernel's run (answer_run)
-      last = reference(std::move(stack));
-    }
-    synchronize_all_devices();
-    (void)worker::output_digests(last);  // as the kernel's run answers with its digest
-    fastest = std::min(fastest, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  std::vector<std::vector<c10::IValue>> stacks;
+  for (int64_t i = 0; i < calls; ++i) {
+    const std::vector<c10::IValue>& set = values.inputs(static_cast<size_t>(i) % values.count());
+    stacks.push_back(writes_inputs ? clone_inputs(set) : set);
   }
-  return fastest;
+  std::vector<c10::IValue> last;
+  synchronize_all_devices();
+  const auto started = std::chrono::steady_clock::now();
+  for (std::vector<c10::IValue>& stack : stacks) {
+    last.clear();  // as the kernel's run (answer_run)
+    last = reference(std::move(stack));
+  }
+  synchronize_all_devices();
+  (void)worker::output_digests(last);  // as the kernel's run answers with its digest
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 // The speedup bounded on both sides by this process's clock (worker.h, kBackToBackSeconds):
@@ -1523,7 +1518,7 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     // The reference's run right after the kernel's, in turns: a busy machine slows both alike
     // (timed apart, on the 2-core machine under the full suite, an honest relu read 0.98x paired
     // and 0.40x back to back, its reference's runs in a quiet moment and its own in a busy one).
-    fastest_reference = std::min(fastest_reference, reference_back_to_back(handle, device, values, calls, writes_inputs, pool.worker_pid(key), 1));
+    fastest_reference = std::min(fastest_reference, reference_back_to_back(handle, device, values, calls, writes_inputs, pool.worker_pid(key)));
   }
   if (within_claim()) return;
   const double per_call = fastest / static_cast<double>(calls), reference_per_call = fastest_reference / static_cast<double>(calls);

@@ -31,8 +31,8 @@ struct TimingFigures {
   // -1: not measured.
   double cpu_waited = -1;
   // The speedup both sides got called back to back by the supervisor's clock (worker.h,
-  // judge_back_to_back), which the one counted beats by at most the tolerance; -1: not bounded so
-  // (in-process timing, a short CUDA call).
+  // judge_back_to_back), which the one counted beats by at most the tolerance; -1: not compared
+  // (in-process timing; on CUDA a short call, or calls back to back within the kernel's claim).
   double back_to_back_speedup = -1;
   int samples = 0;
   double iqr_pct = 0, reference_iqr_pct = 0;
