@@ -8,7 +8,7 @@
 #   timm, transformers, torchvision  pip: the model suite's models (python -m backendbench.models)
 #   plotly        pip: plotly.min.js, embedded into each run's report.html (works offline)
 #   chromium      Debian's chromium: the report's test opens it headless
-#   bubblewrap    the sandbox kernel workers run in (worker.h, sandbox.h)
+#   bubblewrap    the sandbox kernel workers run in (worker/serve.h, sandbox.h)
 #   ccache        compiles the project's own sources once for every build folder (BACKENDBENCH_CCACHE)
 #   clang-16, lld compile and link the llm backends' candidates against a precompiled header whose
 #                 templates are instantiated once (BACKENDBENCH_CANDIDATE_CXX): 3 times faster than g++

@@ -4,7 +4,7 @@
 #include <ATen/ATen.h>
 
 #include "backendbench/backend.h"
-#include "backendbench/worker.h"
+#include "supervisor/kernel_workers.h"
 #include "test_support.h"
 
 namespace backendbench {

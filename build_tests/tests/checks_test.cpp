@@ -6,7 +6,7 @@
 
 #include <ATen/ATen.h>
 
-#include "backendbench/check.h"
+#include "supervisor/check.h"
 #include "backendbench/tensor_values.h"
 #include "test_support.h"
 

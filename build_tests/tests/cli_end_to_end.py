@@ -780,7 +780,7 @@ def reward():
     # Python candidate it starts Python and imports torch too, before the next candidate arrives.
     served = subprocess.Popen([args.cli, "reward", "--suite", "smoke", "--device", "cpu", "--no-timing", "--build", tree,
                                "--salt", "0x5eed"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                              # Spares replaced at once, as on a machine of 8 cores or more (worker.h).
+                              # Spares replaced at once, as on a machine of 8 cores or more (kernel_workers.h)
                               env=dict(environment, BACKENDBENCH_EARLY_SPARE="on"))
 
     def answer_to(candidate):

@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
-"""A room never includes the headers of a room above it (DEVELOPERS.md). The rooms, lowest first:
+"""A room never includes the headers of a room above it (the project's house rules: a room never
+includes the headers of a room above it; every file's folder names the process it runs in). The
+rooms, lowest first:
 
   generator/language      the trace language, naming, diagnostics, the job's JSON form
-  build_tests/runtime     cases, backends, checks, verdicts, kernel workers, the job runner
+  build_tests/runtime     the case library both sides of the wall share: cases, values, comparison,
+                          observation, facts, timing, backends, verdicts, the worker protocol
+  build_tests/worker      the kernel worker: the only code beside kernel code (nothing that judges)
+  build_tests/supervisor  the process that judges: the workers' pool, checks, the job runner
   build_tests/build_service  building a build tree, child processes
   build_tests/agents      the llm and kernel_agent loops (nothing of the command)
   build_tests/frontends/cli  the backendbench command
@@ -16,10 +21,13 @@ import sys
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # room folder -> include prefixes of rooms above it
 FORBIDDEN = {
-    "generator/language": ["backendbench/", "build_service/", "agents/", "cli/", "emit/", "model/"],
-    "build_tests/runtime": ["build_service/", "agents/", "cli/"],
-    "build_tests/build_service": ["agents/", "cli/", "backendbench/"],
-    "build_tests/agents": ["cli/"],
+    "generator/language": ["backendbench/", "worker/", "supervisor/", "build_service/", "agents/", "cli/", "emit/", "model/"],
+    "build_tests/runtime": ["worker/", "supervisor/", "build_service/", "agents/", "cli/"],
+    # The worker and the supervisor stand side by side on the case library, the wall between them.
+    "build_tests/worker": ["supervisor/", "build_service/", "agents/", "cli/"],
+    "build_tests/supervisor": ["worker/", "build_service/", "agents/", "cli/"],
+    "build_tests/build_service": ["agents/", "cli/", "backendbench/", "worker/", "supervisor/"],
+    "build_tests/agents": ["cli/", "worker/"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 found = []

@@ -11,7 +11,8 @@
 #include <thread>
 
 #include "backendbench/inputs.h"
-#include "backendbench/run_case.h"
+#include "backendbench/measure.h"
+#include "supervisor/run_case.h"
 #include "backendbench/timing.h"
 #include "test_support.h"
 

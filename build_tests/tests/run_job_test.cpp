@@ -2,7 +2,7 @@
 // cases run (the reference on the CPU), and the one rule for a case without a verdict.
 #include <gtest/gtest.h>
 
-#include "backendbench/run_job.h"
+#include "supervisor/run_job.h"
 #include "test_support.h"
 
 namespace backendbench {

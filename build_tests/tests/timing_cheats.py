@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 kAllowed = 3.0  # CPU noise between runs of the same kernel; the forgeries claim 5x and more
-kBackToBackTolerance = 0.10  # worker.h, kCpuBackToBackTolerance: calls of 100 us or more (the 2048x2048 case)
+kBackToBackTolerance = 0.10  # kernel_workers.h, kCpuBackToBackTolerance: calls of 100 us or more (the 2048x2048 case)
 kShortCallBackToBackTolerance = 0.5  # kCpuShortCallBackToBackTolerance: shorter calls (the 64x64 case)
 
 parser = argparse.ArgumentParser()

@@ -17,7 +17,8 @@
 #include "backendbench/backend.h"
 #include "backendbench/inputs.h"
 #include "backendbench/kernel_imports.h"
-#include "backendbench/worker.h"
+#include "supervisor/kernel_workers.h"
+#include "worker/serve.h"
 
 namespace backendbench::worker {
 namespace {

@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 #include "backendbench/files.h"
-#include "backendbench/job_verdicts.h"
+#include "supervisor/job_verdicts.h"
 #include "backendbench/sandbox.h"
 #include "backendbench/settings.h"
-#include "backendbench/worker.h"
+#include "supervisor/kernel_workers.h"
 #include "language/diagnostic.h"
 #include "build_service/process.h"
 #include "emit/emitter.h"

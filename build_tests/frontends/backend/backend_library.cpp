@@ -14,7 +14,7 @@
 
 #include "backendbench/cases.h"
 #include "backendbench/enable.h"
-#include "backendbench/run_case.h"
+#include "supervisor/run_case.h"
 #include "backendbench/settings.h"
 
 extern "C" const backendbench::KernelEntry* backendbench_kernel_entries(size_t* count);

@@ -35,10 +35,10 @@
 
 #include "backendbench/backend.h"
 #include "backendbench/files.h"
-#include "backendbench/job_service.h"
+#include "supervisor/job_service.h"
 #include "backendbench/observe.h"
-#include "backendbench/run_job.h"
-#include "backendbench/run_start.h"
+#include "supervisor/run_job.h"
+#include "supervisor/run_start.h"
 #include "backendbench/scores.h"
 #include "backendbench/settings.h"
 #include "backendbench/timing.h"

@@ -6,7 +6,7 @@
 
 #include <iostream>
 
-#include "backendbench/run_job.h"
+#include "supervisor/run_job.h"
 #include "language/naming.h"
 
 namespace backendbench {

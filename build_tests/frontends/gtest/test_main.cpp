@@ -25,8 +25,8 @@
 #include <thread>
 
 #include "backendbench/correctness.h"
-#include "backendbench/job_service.h"
-#include "backendbench/run_start.h"
+#include "supervisor/job_service.h"
+#include "supervisor/run_start.h"
 
 namespace {
 
@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   ::testing::UnitTest::GetInstance()->listeners().Append(new CaseTracker);
   for (int signal_number : {SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE}) std::signal(signal_number, on_crash);
-  // The kernel worker's own limit (worker.h) fails a hanging kernel's case first; this one,
+  // The kernel worker's own limit (kernel_workers.h) fails a hanging kernel's case first; this one,
   // later, catches the rest (the reference, the harness).
   if (timeout_seconds > 0) watch_for_hangs(2 * timeout_seconds + 10);
   const int result = RUN_ALL_TESTS();

@@ -6,6 +6,9 @@
 
 #include "backendbench/compare.h"
 
+#include "backendbench/operator_facts.h"
+#include "backendbench/tensor_values.h"
+
 namespace backendbench {
 namespace {
 
@@ -199,6 +202,24 @@ Comparison compare_outputs(const std::vector<c10::IValue>& expected, const std::
                    metadata_only ? CompareValues::kMetadataOnly : options.values, options.scale_ulps, result);
   }
   return result;
+}
+
+CompareOptions compare_options_for(const OperatorFacts& facts) {
+  CompareOptions options;
+  options.values = facts.undefined_values ? CompareValues::kMetadataOnly : CompareValues::kYes;
+  options.metadata_only_outputs = facts.undefined_outputs;
+  options.scale_ulps = facts.accumulates_in_any_order ? kAccumulationUlps : 0;
+  return options;
+}
+
+Comparison compare_with_second_chance(const std::vector<c10::IValue>& want, const std::vector<c10::IValue>& got, const CompareOptions& options,
+                                      const std::function<const std::vector<c10::IValue>*()>& precise_want) {
+  const Comparison first = compare_outputs(want, got, options);
+  if (first.equal || !has_floating_tensor(want) || !precise_want) return first;
+  const std::vector<c10::IValue>* precise = precise_want();
+  if (precise == nullptr) return first;
+  const Comparison second = compare_outputs(round_like(*precise, want), got, options);
+  return second.equal ? second : first;
 }
 
 }  // namespace backendbench

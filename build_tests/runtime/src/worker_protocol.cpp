@@ -13,6 +13,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include "backendbench/backend.h"
 #include "backendbench/device_share.h"
 #include "backendbench/tensor_values.h"
 
@@ -158,7 +161,7 @@ std::vector<int64_t> output_digests(const std::vector<c10::IValue>& outputs) {
       continue;
     }
     // The sum of its 8-byte words (wrapping) and of the bytes left over: a byte-wise sum would
-    // take 40 ms over 16 MiB on the 2-core machine, inside the supervisor's clock (worker.h,
+    // take 40 ms over 16 MiB on the 2-core machine, inside the supervisor's clock (kernel_workers.h,
     // kBackToBackSeconds); the words' takes under 1 ms.
     // (A view that starts within a word is copied first: the digest is of the values, wherever
     // they lie.)
@@ -344,5 +347,40 @@ std::optional<std::vector<c10::IValue>> KeptDraws::take(const std::string& case_
 }
 
 void KeptDraws::clear() { kept_.clear(); }
+
+nlohmann::json request_header(const std::string& kind) {
+  return {{"schema", kRequestSchema}, {"version", kProtocolVersion}, {"kind", kind}};
+}
+
+nlohmann::json response_header() { return {{"schema", kResponseSchema}, {"version", kProtocolVersion}}; }
+
+nlohmann::json call_request(const std::string& kind, const std::string& op_display, const std::string& backend,
+                  const c10::OperatorHandle& handle, c10::Device device) {
+  nlohmann::json header = request_header(kind);
+  header["operator"] = op_display;
+  header["backend"] = backend;
+  header["schema_name"] = handle.schema().name();
+  header["overload"] = handle.schema().overload_name();
+  header["device"] = device.str();
+  return header;
+}
+
+nlohmann::json draw_json(const InputDraw& drawn) {
+  nlohmann::json made = {{"arguments", drawn.spec->arguments},
+               {"file", drawn.spec->file},
+               {"line", drawn.spec->line},
+               {"seed", drawn.spec->seed},
+               {"draw", drawn.draw},
+               {"salt", drawn.salt}};
+  if (drawn.timed_next) made["timed_next"] = true;
+  return made;
+}
+
+void start_cuda_on(c10::Device device) {
+  try {
+    (void)at::zeros({1}, at::TensorOptions().device(device)).sum().item<float>();
+  } catch (const std::exception&) {
+  }
+}
 
 }  // namespace backendbench::worker

@@ -116,7 +116,7 @@ class CandidateBench {
             CandidateResult& result) const;
 
   // A served test executable of `suite`, idle; started when none is. For Python candidates where
-  // spares are replaced at once (worker.h: replaces_spare_at_once; 8 cores or more by default),
+  // spares are replaced at once (kernel_workers.h: replaces_spare_at_once; 8 cores or more by default),
   // one more is started ahead whenever none is left idle, and the one idle longest is taken: at
   // concurrency 1 two serve in turn, and each one's spare has two candidates' intervals to start
   // (a Triton spare takes about 6 s, more than one interval of a training run's 5 s).
@@ -134,7 +134,7 @@ class CandidateBench {
   mutable std::mutex servers_mutex_;
   mutable std::map<std::string, std::vector<std::unique_ptr<build::JobServer>>> idle_servers_;
   mutable int servers_started_ = 0;
-  bool many_cores_ = false;  // worker.h: replaces_spare_at_once_here
+  bool many_cores_ = false;  // kernel_workers.h: replaces_spare_at_once_here
   // One candidate timed at a time: two timings on one GPU (or one machine's cores) would each
   // measure the other's load. They are served by one ./bench (--backendbench_serve), kept between
   // candidates and started ahead by prepare(): a timing then costs its cases, not the start of

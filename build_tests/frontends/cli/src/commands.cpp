@@ -35,10 +35,10 @@
 
 #include "backendbench/files.h"
 #include "backendbench/gpu_slot.h"
-#include "backendbench/job_verdicts.h"
+#include "supervisor/job_verdicts.h"
 #include "backendbench/json_numbers.h"
 #include "backendbench/results_folder.h"
-#include "backendbench/run_case.h"
+#include "supervisor/run_case.h"
 #include "backendbench/run_scores.h"
 #include "backendbench/sandbox.h"
 #include "backendbench/settings.h"
@@ -1010,7 +1010,7 @@ int run_command(const RunRequest& given, const std::string& command_line) {
     }
   }
   ProcessOptions environment;
-  // Kernels run in sandboxed workers (worker.h) unless the user said --no-sandbox.
+  // Kernels run in sandboxed workers (kernel_workers.h) unless the user said --no-sandbox.
   environment.environment["BACKENDBENCH_SANDBOX"] = request.sandbox ? "bwrap" : "none";
   ProcessOptions ctest_options = environment;
   // Each entry would otherwise start an intra-op thread per core (ATen's default): 16 entries on

@@ -2,7 +2,7 @@
 // std::chrono::steady_clock::now, which the worker's CPU timing reads, with a jump to a clock of
 // its own: the real one less 80 % of the time spent in its calls. Its relu is honest, so every
 // check passes; its samples claim it 5x faster than it is. The supervisor's clock over its calls
-// back to back (worker.h: bound_from_below) sees the real time: a call that claims 100 us or more
+// back to back (kernel_workers.h: bound_from_below) sees the real time: a call that claims 100 us or more
 // fails as timing_disagrees, a shorter one is counted by the supervisor's clock (back_to_back_time).
 #include <ATen/ATen.h>
 

@@ -4,7 +4,7 @@
 // kernel's samples in each `time` answer, cut to a fifth. Its relu is honest, so every check
 // passes and every timed output is right; the answer claims it 5x faster than it is. The
 // supervisor derives every figure from the samples, then times the kernel's calls back to back
-// from its own process (worker.h: bound_from_below): a forged sample gains nothing there.
+// from its own process (kernel_workers.h: bound_from_below): a forged sample gains nothing there.
 #include <ATen/ATen.h>
 
 #include <fcntl.h>

@@ -60,7 +60,7 @@ class Backend {
   // Runs the operator on `stack` (its inputs in schema order); returns its outputs.
   virtual Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device device) const = 0;
   // call(), observed where it runs (observe.h): by default in this process; a backend whose code
-  // runs in a kernel worker (worker.h) is observed there, and the tensors of `stack` hold what
+  // runs in a kernel worker (kernel_workers.h) is observed there, and the tensors of `stack` hold what
   // the call left in them when it returns, as with a call in this process. `drawn_from`, when
   // given, says how `stack`'s values were made (a worker then makes them itself).
   struct ObservedCall {
@@ -84,7 +84,7 @@ class Backend {
     virtual std::optional<ObservedCall> next(const std::function<Stack*()>& prepare) = 0;
     // What the reference answered for the draw `prepare` is making, told by the check as it
     // prepares it: a kernel worker's answer may carry no more than a small multiple of those
-    // outputs' and the draw's inputs' bytes (worker.h), so no answer makes the supervisor keep
+    // outputs' and the draw's inputs' bytes (kernel_workers.h), so no answer makes the supervisor keep
     // what its request cannot need.
     void expect_outputs(const Stack& outputs);
 
@@ -120,7 +120,7 @@ class Backend {
   // A kernel called through the embedded interpreter: its launch costs host time of its own,
   // which the timing must not read as hidden work (Timer::hidden_work).
   virtual bool launches_from_python() const { return false; }
-  // Whether its code runs in a kernel worker (worker.h), not in this process.
+  // Whether its code runs in a kernel worker (kernel_workers.h), not in this process.
   virtual bool runs_in_worker() const { return false; }
 
  private:
@@ -142,7 +142,7 @@ class BackendRegistry {
   const Backend* find(const std::string& op_display, const std::string& name) const;
   // The operators that have backends of their own (display names, sorted).
   std::vector<std::string> operators() const;
-  // Forgets every backend whose code runs in a kernel worker (worker.h: stop_kernel_workers).
+  // Forgets every backend whose code runs in a kernel worker (kernel_workers.h: stop_kernel_workers).
   void remove_worker_backends();
 
  private:

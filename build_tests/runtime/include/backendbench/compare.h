@@ -4,6 +4,7 @@
 
 #include <ATen/ATen.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,15 @@ Comparison compare_outputs(const std::vector<c10::IValue>& expected, const std::
                            CompareValues values = CompareValues::kYes);
 Comparison compare_outputs(const std::vector<c10::IValue>& expected, const std::vector<c10::IValue>& actual,
                            const CompareOptions& options);
+
+struct OperatorFacts;  // operator_facts.h
+
+// `got` against `want`; a value that misses gets a second chance against the float64 reference
+// (`precise_want`, rounded to `want`'s dtypes): ATen's own low-precision result is not always
+// the most accurate one. Shared by the checks that compare values and by timing (measure.h).
+Comparison compare_with_second_chance(const std::vector<c10::IValue>& want, const std::vector<c10::IValue>& got,
+                                      const CompareOptions& options,
+                                      const std::function<const std::vector<c10::IValue>*()>& precise_want);
+CompareOptions compare_options_for(const OperatorFacts& facts);
 
 }  // namespace backendbench

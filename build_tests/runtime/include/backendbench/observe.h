@@ -50,7 +50,7 @@ struct GlobalState {
 };
 
 // What only the process a call runs in can see of it. Measured where the call runs: in a kernel
-// worker (worker.h) it comes back as data the kernel's process wrote, so the checks that read it
+// worker (kernel_workers.h) it comes back as data the kernel's process wrote, so the checks that read it
 // can only fail a case (a worker that reports nothing has hidden it, not passed).
 struct InsideObservations {
   std::vector<std::string> dispatched;     // ATen operators the call dispatched, in order

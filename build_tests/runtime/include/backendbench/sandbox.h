@@ -11,7 +11,7 @@
 //     the sandbox (nothing it writes reaches the host's disks, and it is gone when it ends);
 //   - the GPU device files only when it runs CUDA work;
 //   - it dies with the process that started it (--die-with-parent); limits on memory, open
-//     files, file size and core dumps are set by the launcher (worker.h) before it starts.
+//     files, file size and core dumps are set by the launcher (kernel_workers.h) before it starts.
 #pragma once
 
 #include <cstdint>

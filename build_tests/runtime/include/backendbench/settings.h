@@ -63,7 +63,7 @@ struct Settings {
   bool kernels_must_compute = false;
   std::string verdicts_path;          // where a front-end appends its verdicts (JSON Lines); "": nowhere
   std::string kernel_manifest;        // loaded instead of the build's; "": the build's
-  // Kernel workers (worker.h) run in a bubblewrap sandbox (sandbox.h); false only when the
+  // Kernel workers (kernel_workers.h) run in a bubblewrap sandbox (sandbox.h); false only when the
   // user asks (BACKENDBENCH_SANDBOX=none): kernels still run in workers, unsandboxed.
   bool sandbox = true;
   // The GPU CTest's resource allocation bound this process to (gpu_slot.h); "": none.
@@ -81,7 +81,7 @@ struct Settings {
   std::string listen_address;
   bool serves() const { return !serve_root.empty() || !listen_address.empty(); }
   // Whether a served executable's spare worker, once a job takes it, is replaced at once rather
-  // than once the job is answered (worker.h: replaces_spare_at_once); nullopt: by the cores.
+  // than once the job is answered (kernel_workers.h: replaces_spare_at_once); nullopt: by the cores.
   std::optional<bool> early_spare;
   // Whether a served executable's first spare worker starts Python (and Triton on a GPU): its
   // planner knows the candidates' language before the first one comes; later spares follow the

@@ -30,7 +30,7 @@ struct TimingFigures {
   // The share of that time some task waited for a core (processes.h, LoadMeter::waited_share);
   // -1: not measured.
   double cpu_waited = -1;
-  // The speedup both sides got called back to back by the supervisor's clock (worker.h,
+  // The speedup both sides got called back to back by the supervisor's clock (kernel_workers.h,
   // judge_back_to_back), which the one counted beats by at most the tolerance; -1: not compared
   // (in-process timing; on CUDA a short call, or calls back to back within the kernel's claim).
   double back_to_back_speedup = -1;

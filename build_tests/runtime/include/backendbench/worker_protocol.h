@@ -31,6 +31,7 @@
 #pragma once
 
 #include <ATen/core/ivalue.h>
+#include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
 #include <map>
@@ -41,6 +42,14 @@
 
 #include "backendbench/device_share.h"
 
+namespace c10 {
+class OperatorHandle;
+}
+
+namespace backendbench {
+struct InputDraw;  // backend.h
+}
+
 namespace backendbench::worker {
 
 inline constexpr int kProtocolVersion = 1;
@@ -49,6 +58,8 @@ inline constexpr const char* kResponseSchema = "backendbench-worker-response";
 // Bounds on what a supervisor reads from a worker.
 inline constexpr size_t kMaxHeaderBytes = size_t{1} << 20;
 inline constexpr uint64_t kMaxPayloadBytes = uint64_t{32} << 30;
+// The most calls back to back one `prepare_run` may ask for (the supervisor asks fewer: kernel_workers.h).
+inline constexpr int64_t kMostBackToBackCalls = 100000;
 
 // A malformed message, or a pipe that closed or broke in the middle of one.
 class ProtocolError : public std::runtime_error {
@@ -104,7 +115,7 @@ std::vector<int64_t> output_digests(const std::vector<c10::IValue>& outputs);
 // A worker's inputs of the latest case's draws, as made before the call, for the time request
 // that follows (0.7 s of ./bench's 68 on the 914-case subset, H200, went to making them again).
 // Only one case's draws are kept. What the worker times on is its word anyway, bounded from
-// outside (worker.h), so a kernel that changes them gains nothing.
+// outside (kernel_workers.h), so a kernel that changes them gains nothing.
 class KeptDraws {
  public:
   // Keeps a copy of `inputs` as draw `draw` of the case `case_key`; drops any other case's.
@@ -118,5 +129,17 @@ class KeptDraws {
   std::string case_key_;
   std::map<int, std::vector<c10::IValue>> kept_;
 };
+
+// The header every request starts from (its kind), and every response.
+nlohmann::json request_header(const std::string& kind);
+nlohmann::json response_header();
+// A request about one call of one backend on one operator: call and time share it.
+nlohmann::json call_request(const std::string& kind, const std::string& op_display, const std::string& backend,
+                            const c10::OperatorHandle& handle, c10::Device device);
+// How a stack of inputs was made (InputDraw), for a worker to make the same values.
+nlohmann::json draw_json(const InputDraw& drawn);
+// Starts CUDA on `device` now rather than on the first case (a worker before its first request,
+// a supervisor while its workers start); a failure is left for that case.
+void start_cuda_on(c10::Device device);
 
 }  // namespace backendbench::worker

@@ -1,0 +1,178 @@
+// Kernel workers, as the supervisor sees them: kernel code runs only in them (worker/serve.h),
+// never in the process that computes the reference, compares, writes verdicts or decides an exit
+// status (the supervisor).
+//
+// start_kernel_workers(manifest, settings) starts one worker per manifest line
+// the jobs need (one kernel library, Python kernel or op library each: no two kernels ever share
+// a process, so nothing one does at load, at call or at exit reaches another's verdict), asks
+// each which kernels its line registers and adds one WorkerBackend per kernel to backends(). Each call of such a
+// backend sends the inputs (made and kept by the supervisor; where it made them from a case,
+// only how, and the worker makes the same values itself) to the worker and receives the
+// outputs, the inputs as the call left them, and what the call's own process saw (observe.h);
+// the supervisor then runs every check on its own copy. Workers are started on first use, one
+// per manifest line and device class (CPU work sees no GPU device files), sandboxed (sandbox.h) unless
+// Settings::sandbox is none; a worker that crashes, hangs past the case timeout, faults or
+// breaks the protocol is stopped, the case fails with its last output, and the next case
+// starts a new one.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+
+#include "backendbench/backend.h"
+#include "backendbench/measure.h"
+#include "backendbench/settings.h"
+#include "backendbench/worker_protocol.h"
+
+namespace backendbench {
+
+// Starts the workers of `manifest` that `settings.jobs` need (the lines holding their kernels,
+// kernel_imports.h: kernel_manifest_line; every line for no job) and registers their kernels;
+// throws std::runtime_error with the worker's own message when the only line needed does not
+// load, and when the sandbox cannot be made (naming the way out: BACKENDBENCH_SANDBOX=none,
+// which the command spells --no-sandbox). Where several lines are needed, one that fails leaves
+// out its own kernels only, and says so on stderr.
+void start_kernel_workers(const std::string& manifest, const Settings& settings);
+
+// A supervisor that runs one job after another (job_service.h): ends the workers of the last
+// manifest and forgets their kernels, so that the next start_kernel_workers begins from none.
+void stop_kernel_workers();
+
+// A supervisor that serves one build's entries (serve_entries in job_service.h), whose jobs name
+// the same kernels one after another: from now on a job's workers outlive it. The next
+// start_kernel_workers uses them again if it names the same manifest, every file it names of the
+// same size and modification time, under the same sandbox; otherwise it stops them first. A
+// kept worker's libtorch, CUDA context, loaded kernels and modules, caching allocator and
+// device-copy slots are warm (on an H200 the 914-case subset's 10 kernel entries, served by 4
+// supervisors, took 7.3-8.1 s so, against 8.6-9.3 s with a worker each). A kept worker serves its own line's kernel again, never another's.
+void keep_kernel_workers_between_jobs();
+
+// Between two jobs of such a supervisor: forgets the last job's kernels (the next
+// start_kernel_workers lists them again) and says whether one of its workers still runs.
+bool forget_kernels_keep_workers();
+
+// Starts a spare worker, of the class that answers the questions about kernels, which sees
+// `kernel_roots` (absolute folders) read-only and starts libtorch (and CUDA) before its job is
+// known; the next start_kernel_workers whose manifest and every file it names lie under them
+// loads its kernels there instead of starting a worker. Starting one replaces the last.
+// `python`: it also starts Python and imports torch and Triton (start_python_kernels), for a
+// job of Python kernels; a C++ job's worker would only pay for it.
+void start_spare_worker(const std::vector<std::string>& kernel_roots, const Settings& settings, bool python = false);
+
+// Whether a spare a job takes is replaced at once (Settings::early_spare), given the cores this
+// process may use: by default where there are at least 8. Measured: on an H200 machine (16 cores)
+// Triton candidates one every 5 s were checked in 2.04 s instead of 5.78 s; on a 2-core machine
+// Python candidates took 4.00 s instead of 0.59 s, the new spare's imports beside the check.
+bool replaces_spare_at_once(std::optional<bool> setting, int usable_cores);
+// The same for this process: its setting, and the cores it may use (sched_getaffinity).
+bool replaces_spare_at_once_here(const Settings& settings);
+
+// Times a worker's kernel against the reference in its worker (CUDA events must be recorded
+// where the kernel runs), then judges here every timed output the worker sends (each batch's
+// last, run_case.h: TimedOutputSampler) against this process's own reference on the same values
+// (`wrong_when_timed`; nothing is judged in the kernel's process), and bounds what it reports by
+// what this process observes: the
+// samples it reports cannot add up to more time than the request took (half the samples at the
+// median or above: samples/2 × (reference + kernel median) ≤ the wall time seen here), else the
+// measurement fails with that reason; and the reference time the worker reports may be at most
+// kReferenceAgreement times (plus kReferenceSlackUs) what this process measures of the
+// reference itself, interleaved with a partner as the worker interleaves it with the kernel (on
+// CUDA the reference again, under a short rule; on a CPU one core busy for the kernel's time). The roofline (time_case) bounds the kernel time from below.
+inline constexpr double kReferenceAgreement = 2.0;
+// On a CPU the two processes' reference timings differ more for an honest kernel: on the 2-core
+// machine a single-threaded kernel's worker read a 1024x1024 relu's reference 2.3x the
+// supervisor's, in every attempt, right after a build.
+inline constexpr double kCpuReferenceAgreement = 4.0;
+inline constexpr double kReferenceSlackUs = 2.0;
+// Whether a worker's reference figure needs this process's own timing to be bounded: not when it
+// is at most `agreement` times the least honest time of the reference's work (roofline.h:
+// honest_floor_seconds, 0 where the peaks are no bound), plus kReferenceSlackUs, since this
+// process's own figure could only be higher and the bound would hold.
+bool reference_figure_needs_timing(double worker_reference_us, double agreement, double honest_floor_us);
+// What this process counts of a kernel worker's `time` answer (its "measurement" object), since
+// anything in the kernel's process can rewrite it: every figure that counts (the medians, mean,
+// spreads, sample count and the speedup, the interquartile mean of the pairs' ratios) computed
+// here from the interleaved pairs the worker sends (reference_samples, kernel_samples, seconds),
+// as measure_case computes its own; the worker's own figures are never read. Of the worker's
+// flags only those that fail a case or add to the kernel's time (wrong_when_timed, hidden_work,
+// host_time_added) are kept; speedup_review is decided here. measure_in_worker then bounds the
+// pairs: together they took no longer than the request. Throws std::runtime_error for a malformed
+// answer: no pairs, unpaired samples, more pairs than `most_samples`, a sample that is not a
+// positive number of seconds, a flag or error that is not text.
+Measurement counted_measurement(const nlohmann::json& measurement, int64_t most_samples);
+// A call's answer may carry at most kAnswerMultiple times the bytes of the draw's inputs and of the
+// reference's outputs, plus kAnswerSlackBytes (the payload's table and structure, small outputs):
+// a worker's claim of a payload beyond it is a protocol error before a byte of it is kept (a
+// claimed 32 GiB was accepted and filled as it came: 1 GiB streamed took the supervisor to 2.4 GB).
+inline constexpr uint64_t kAnswerMultiple = 4;
+// The outputs a kernel worker's timing sends back, each batch's last (run_case.h:
+// TimedOutputSampler), for this process to judge with its own reference: at most this many
+// bytes of them, or twice the reference's outputs where those are larger (then two batches').
+inline constexpr uint64_t kTimedOutputBudgetBytes = uint64_t{32} << 20;
+inline constexpr uint64_t kAnswerSlackBytes = uint64_t{16} << 20;
+// The speedup bounded on both sides by this process's clock: once its interleaved samples are
+// counted, its worker calls the kernel back to back (prepare_run; run, timed here from request
+// to answer; run_output, the last outputs, judged here and matched to the digest the run's
+// answer carried, worker_protocol.h), and this process calls the reference as many times back to
+// back on the same value sets, its digest taken inside its clock as the worker's is; each side's
+// fastest of up to kBackToBackTries runs in turns counts (other work only adds time). So many
+// calls that they last kBackToBackSeconds at the time the worker claimed, at least
+// kLeastBackToBackCalls, at most kMostBackToBackCalls, and for an operator that writes its
+// inputs no more fresh copies than kBackToBackCopyBytes hold (at least 2).
+inline constexpr double kBackToBackSeconds = 0.025;
+inline constexpr int64_t kLeastBackToBackCalls = 40;
+using worker::kMostBackToBackCalls;  // worker_protocol.h: the most calls a `prepare_run` may ask
+inline constexpr uint64_t kBackToBackCopyBytes = uint64_t{1} << 30;
+int64_t back_to_back_calls(double claimed_seconds, uint64_t written_bytes);
+// What the speedup both sides get back to back says of the paired one (judge_back_to_back): at
+// most (1 + tolerance) times it, the paired speedup stands; beyond kBackToBackFailRatio times it
+// (kCpuBackToBackFailRatio on a CPU) the worker's figures are a forgery and the case fails
+// (timing_disagrees); between, the
+// back-to-back figures are counted instead (flag back_to_back_time). Either way a forged time
+// — the kernel's made short, or the reference's made long in the kernel's process — gains at
+// most the tolerance. On CUDA only cases whose kernel or reference calls last
+// kBoundedCallSeconds are bounded so: shorter calls back to back measure their launches. On
+// CUDA, too, the speedups are compared only where the kernel's calls back to back took longer
+// than it claims (back_to_back_allowance): the worker's samples flush the L2 before each call
+// and the calls back to back do not, so a reference of a few microseconds runs from a warm
+// cache there (on the H200, 29 of the 914-case subset's honest kernels of 100-160 us beside
+// references of 10-40 us read 0.5-0.94x their paired speedup back to back when every case was
+// compared). A reference slowed in the kernel's process is bounded there by the supervisor's own
+// reference timing alone (kReferenceAgreement).
+inline constexpr double kBackToBackTolerance = 0.05;
+// On a CPU the two sides' back-to-back runs are noisier (on the 2-core machine the example
+// relu's 1024x1024 case read 0.99-1.08x its paired speedup back to back, the timing gallery's
+// honest 2048x2048 relu 1.02-1.05x): an honest kernel past the tolerance is counted by this
+// process's clock, which it does not fail by. Calls shorter than kBoundedCallSeconds (by this
+// process's clock, on either side) read from 0.4x to 1.5x their paired speedup back to back (the
+// smoke and edge suites' example kernels, 1-8 us calls): on them a CPU's tolerance is
+// kCpuShortCallBackToBackTolerance.
+inline constexpr double kCpuBackToBackTolerance = 0.10;
+inline constexpr double kCpuShortCallBackToBackTolerance = 0.5;
+inline constexpr double kBoundedCallSeconds = 100e-6;
+// The kernel's run may take (1 + kBackToBackTolerance) × (calls + 1) × the claimed time (one
+// call's worth for the digest), plus kBackToBackSlackSeconds (the requests' round trip), plus,
+// on calls under kBoundedCallSeconds, up to kLaunchSlackSeconds a call (launch latency the
+// events do not see), fading to none at kBoundedCallSeconds.
+inline constexpr double kBackToBackSlackSeconds = 0.001;
+inline constexpr double kLaunchSlackSeconds = 10e-6;
+double back_to_back_allowance(double claimed_seconds, int64_t calls);
+inline constexpr int kBackToBackTries = 3;
+inline constexpr double kBackToBackFailRatio = 2.0;
+// As kCpuReferenceAgreement: interleaved with a single-threaded kernel, ATen's thread pool sleeps
+// before each reference call, and an honest kernel's paired speedup read up to 2.4x its speedup
+// back to back (right after a build, on the 2-core machine); counted, it gains nothing.
+inline constexpr double kCpuBackToBackFailRatio = 4.0;
+enum class BackToBack { kAgrees, kCounted, kDisagrees };
+// `call_seconds`: the longer side's call back to back, by this process's clock.
+BackToBack judge_back_to_back(double paired_speedup, double back_to_back_speedup, double call_seconds, bool cuda);
+// `drawn_from` says how each value set was made; the worker then makes them itself (nothing
+// crosses but the figures); empty, the value sets are sent. `checked_outputs`: the reference's
+// outputs on value_sets[0] as the checks computed them (for the roofline's floor), or nullptr.
+Measurement measure_in_worker(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
+                              c10::Device device, const std::vector<std::vector<c10::IValue>>& value_sets,
+                              const std::vector<InputDraw>& drawn_from, const Settings& settings,
+                              const std::string& where, const std::vector<c10::IValue>* checked_outputs = nullptr);
+
+}  // namespace backendbench

@@ -1,0 +1,641 @@
+// A kernel worker's timing, judged and bounded by the supervisor; see kernel_workers.h.
+#include "supervisor/kernel_workers.h"
+#include "worker_pool.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <fcntl.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <thread>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <nlohmann/json.hpp>
+
+#include "backendbench/backend.h"
+#include "backendbench/compare.h"
+#include "backendbench/device_share.h"
+#include "backendbench/files.h"
+#include "backendbench/inputs.h"
+#include "backendbench/observe.h"
+#include "backendbench/operator_facts.h"
+#include "backendbench/processes.h"
+#include "backendbench/roofline.h"
+#include "backendbench/tensor_values.h"
+#include "backendbench/timing.h"
+#include "backendbench/worker_protocol.h"
+
+namespace backendbench {
+namespace {
+
+using nlohmann::json;
+using worker::call_request;
+using worker::draw_json;
+using worker::request_header;
+
+json timing_settings(const Settings& settings) {
+  return {{"min_samples", settings.stopping.min_samples},
+          {"max_samples", settings.stopping.max_samples},
+          {"target_relative_error", settings.stopping.target_relative_error},
+          {"seconds_cap", settings.stopping.seconds_cap},
+          {"flush", settings.layout.flush == SamplingLayout::Flush::kWrite ? "write" : "read"},
+          {"flush_bytes", settings.layout.flush_bytes},
+          {"batch_pairs", settings.layout.batch_pairs}};
+}
+
+
+// The reference as this process times it, for the bound on a worker's figure. A bound of 2x needs
+// a median within a few per cent, not the 0.3 % of a timing. On CUDA, where events time the device
+// alone and every sample starts after the same cache flush, it is the median of 4 samples (one
+// call each, as the worker's are) in one batch: one synchronisation and 7 flushes of the L2.
+// 16 interleaved pairs cost 5 ms a case, 7 % of ./bench's time on the 914-case subset (H200), 8
+// samples in two batches 3.4 ms. A sample read low only tightens the bound for one attempt (a
+// disagreeing measurement is taken again); one read high is outvoted by the other three.
+//
+// On a CPU the partner is not the reference but one core kept busy for as long as the worker says
+// its kernel took (`kernel_us`): an honest single-threaded kernel leaves ATen's thread pool asleep,
+// and the reference after it pays for waking it (on 16 cores a 1024x1024 relu read 33 us beside
+// itself and 66-77 us beside such a kernel, more than the 2x allowed). A kernel that claims to be
+// slower to loosen this bound gives up as much speedup.
+struct SupervisorReference {
+  double us = 0;
+  std::vector<c10::IValue> outputs;  // the reference's last result on `values`
+};
+
+SupervisorReference supervisor_reference(const std::string& op_display, const c10::OperatorHandle& handle,
+                                         c10::Device device, const std::vector<c10::IValue>& values,
+                                         const Settings& settings, double kernel_us, pid_t timed_worker) {
+  // One timer per device, never destroyed (see bench_main.cpp: CUDA unloads before statics).
+  static auto* timers = new std::map<std::string, std::unique_ptr<Timer>>;
+  std::unique_ptr<Timer>& timer = (*timers)[device.str()];
+  if (!timer) {
+    // On a CPU, whose cores the machine's other work shares, a short run read a reference 2.8x
+    // faster than the worker's (on the 2-core machine during a build): there it gets the
+    // timing's own rule, interleaved with a partner (below).
+    StoppingRule rule = settings.stopping;
+    SamplingLayout layout = settings.layout;
+    if (device.is_cuda()) rule.min_samples = rule.max_samples = layout.batch_pairs = 4;
+    timer = std::make_unique<Timer>(device, rule, layout);
+  }
+  // The timed kernel's worker does not run meanwhile (the others are stopped already,
+  // measure_in_worker): its threads would slow this reference as much as its worker's, and the
+  // bound would agree with a forged speedup.
+  const processes::Stopped quiet({timed_worker});
+  // `values` are this process's own (time_case's); the reference writes only what its schema
+  // says it writes, and those calls get copies.
+  const bool writes_inputs = !written_arguments(handle.schema(), facts_of(op_display).unannotated_writes).empty();
+  auto fresh = [&] { return writes_inputs ? clone_inputs(values) : values; };
+  const BoundCall reference = backends().reference().bind(handle, values, device);
+  // No warm-up on CUDA: this process called the reference on this case's shapes in its checks
+  // just before, and a first sample read high is outvoted by the other three.
+  if (!device.is_cuda()) reference(fresh());
+  // Each side's last result kept alive, as measure_case keeps them: a result freed at once hands
+  // its block back hot to the next call, which on a CPU read a 1024x1024 relu 3.5x faster.
+  std::vector<c10::IValue> last_first;
+  const auto first = [&](std::vector<c10::IValue> stack) { return last_first = reference(std::move(stack)); };
+  const auto busy = std::chrono::duration<double, std::micro>(std::clamp(kernel_us, 0.0, 20000.0));
+  const auto one_core_busy = [&](std::vector<c10::IValue>) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(busy);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    return std::vector<c10::IValue>();
+  };
+  SupervisorReference measured;
+  if (device.is_cuda()) {
+    measured.us = timer->sample_one(fresh, first).median_seconds() * 1e6;
+  } else {
+    // The 10th percentile, not the median: on a busy CPU the scheduler only ever adds time, and a
+    // median taken while other processes shared the 2 cores read a 1024x1024 relu at 5.5 ms
+    // instead of 0.5 ms, loose enough to let a reference slowed 40x in the worker through.
+    measured.us = timer->sample_interleaved(fresh, first, one_core_busy).reference.quantile_seconds(0.1) * 1e6;
+  }
+  measured.outputs = std::move(last_first);
+  return measured;
+}
+
+// A case's value sets in a request: how each was made (`value_sets`: recipes the worker makes the
+// same values from), or, where nothing says, the values themselves, as the payload it returns.
+std::vector<char> put_value_sets(json& header, const std::vector<std::vector<c10::IValue>>& value_sets,
+                                 const std::vector<InputDraw>& drawn_from) {
+  if (!drawn_from.empty()) {
+    header["value_sets"] = json::array();
+    for (const InputDraw& drawn : drawn_from) header["value_sets"].push_back(draw_json(drawn));
+    return {};
+  }
+  std::vector<c10::IValue> sets;
+  for (const auto& set : value_sets) sets.push_back(c10::ivalue::Tuple::create(set));
+  return worker::save_values(sets);
+}
+
+// This process's own view of a case's value sets: the inputs of each (made here from its recipe
+// where they were not given) and the reference's outputs on them, each made once, and a kernel's
+// outputs judged against them with the checks' float64 second chance.
+class SupervisorValues {
+ public:
+  SupervisorValues(const std::string& op_display, const c10::OperatorHandle& handle, c10::Device device,
+                   const std::vector<std::vector<c10::IValue>>& value_sets, const std::vector<InputDraw>& drawn_from,
+                   const std::vector<c10::IValue>* checked_outputs)
+      : handle_(handle), device_(device), given_(value_sets), drawn_from_(drawn_from), checked_outputs_(checked_outputs),
+        options_(compare_options_for(facts_of(op_display))) {}
+
+  size_t count() const { return std::max(given_.size(), drawn_from_.size()); }
+
+  const std::vector<c10::IValue>& inputs(size_t set) {
+    auto found = inputs_.find(set);
+    if (found != inputs_.end()) return found->second;
+    std::vector<c10::IValue> made;
+    if (set < given_.size()) {
+      made = given_[set];
+    } else {
+      const InputDraw& drawn = drawn_from_.at(set);
+      made = materialize(handle_.schema(), *drawn.spec, device_, drawn.draw, drawn.salt);
+    }
+    return inputs_.emplace(set, std::move(made)).first->second;
+  }
+
+  const std::vector<c10::IValue>& reference(size_t set) {
+    auto found = references_.find(set);
+    if (found != references_.end()) return found->second;
+    std::vector<c10::IValue> want = set == 0 && checked_outputs_ != nullptr
+                                        ? *checked_outputs_
+                                        : backends().reference().call(handle_, clone_inputs(inputs(set)), device_);
+    return references_.emplace(set, std::move(want)).first->second;
+  }
+
+  Comparison compare(size_t set, const std::vector<c10::IValue>& got) {
+    return compare_with_second_chance(reference(set), got, options_,
+                                      [&, precise = std::optional<std::vector<c10::IValue>>()]() mutable
+                                      -> const std::vector<c10::IValue>* {
+                                        try {
+                                          precise = backends().reference().call(handle_, to_double_precision(inputs(set)), device_);
+                                        } catch (const std::exception&) {
+                                          return nullptr;
+                                        }
+                                        return &*precise;
+                                      });
+  }
+
+ private:
+  const c10::OperatorHandle& handle_;
+  c10::Device device_;
+  const std::vector<std::vector<c10::IValue>>& given_;
+  const std::vector<InputDraw>& drawn_from_;
+  const std::vector<c10::IValue>* checked_outputs_;
+  CompareOptions options_;
+  std::map<size_t, std::vector<c10::IValue>> inputs_, references_;
+};
+
+// The outputs the worker's kernel gave while timed (each batch's last, TimedOutputSampler; the
+// answer's "timed_outputs" says which batch and value set each is), judged here. Returns why the
+// first that differs does ("" when none does); throws std::runtime_error for a malformed answer
+// (none though pairs were timed, a count or value set that does not fit).
+std::string judge_timed_outputs(const json& measurement, const std::vector<char>& payload,
+                                const device_share::Imports* imports, SupervisorValues& values, int batch_pairs) {
+  const json& batches = measurement.at("timed_outputs");
+  if (!batches.is_array()) throw std::runtime_error("timed_outputs is not a list");
+  const bool timed = !measurement.at("kernel_samples").empty();
+  if (timed && batches.empty()) throw std::runtime_error("no timed outputs came back with the samples");
+  if (batches.empty()) return "";
+  const std::vector<c10::IValue> outputs = worker::load_values(payload, imports);
+  if (outputs.size() != batches.size()) throw std::runtime_error("timed outputs of another count than their batches");
+  // Which batches ran, and on which value set, follow from the samples (measure_case: batches of
+  // batch_pairs pairs, the value sets in turn), not from the worker's word: the batches it names
+  // must be in order, the last among them, each on its own value set.
+  const size_t ran = measurement.at("kernel_samples").size() / static_cast<size_t>(std::max(1, batch_pairs));
+  for (size_t i = 0; i < batches.size(); ++i) {
+    const json& entry = batches[i];
+    const bool well_formed = entry.is_array() && entry.size() == 2 && entry[0].is_number_unsigned() &&
+                             entry[1].is_number_unsigned() && outputs[i].isTuple();
+    const size_t batch = well_formed ? entry[0].get<size_t>() : 0;
+    if (!well_formed || batch >= ran || (i > 0 && batch <= batches[i - 1][0].get<size_t>()) ||
+        (i + 1 == batches.size() && batch + 1 != ran) || entry[1].get<size_t>() != batch % values.count()) {
+      throw std::runtime_error("a timed output that is not [batch, value set] of this case's batches, in order and with the last");
+    }
+    const auto& elements = outputs[i].toTupleRef().elements();
+    const std::vector<c10::IValue> got(elements.begin(), elements.end());
+    const Comparison comparison = values.compare(batch % values.count(), got);
+    if (!comparison.equal) {
+      return comparison.message + " (the last call of timed batch " + std::to_string(batch + 1) +
+             ", judged by the supervisor)";
+    }
+  }
+  return "";
+}
+
+// Seconds of one run of `calls` calls of the reference back to back in this process, on the
+// value sets in turn (fresh copies, made first, for an operator that writes its inputs), every
+// device synchronised before and after: the reference's side of the speedup both sides get back
+// to back (bound_by_back_to_back runs it in turns with the kernel's and keeps the fastest).
+double reference_back_to_back(const c10::OperatorHandle& handle, c10::Device device, SupervisorValues& values,
+                              int64_t calls, bool writes_inputs, pid_t timed_worker) {
+  const BoundCall reference = backends().reference().bind(handle, values.inputs(0), device);
+  const processes::Stopped quiet({timed_worker});  // as supervisor_reference
+  std::vector<std::vector<c10::IValue>> stacks;
+  for (int64_t i = 0; i < calls; ++i) {
+    const std::vector<c10::IValue>& set = values.inputs(static_cast<size_t>(i) % values.count());
+    stacks.push_back(writes_inputs ? clone_inputs(set) : set);
+  }
+  std::vector<c10::IValue> last;
+  synchronize_all_devices();
+  const auto started = std::chrono::steady_clock::now();
+  for (std::vector<c10::IValue>& stack : stacks) {
+    last.clear();  // as the kernel's run (answer_run)
+    last = reference(std::move(stack));
+  }
+  synchronize_all_devices();
+  (void)worker::output_digests(last);  // as the kernel's run answers with its digest
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+// The speedup bounded on both sides by this process's clock (worker.h, kBackToBackSeconds):
+// adds its error, or counts the back-to-back figures, in `measured`.
+void bound_by_back_to_back(Measurement& measured, const std::string& op_display, const c10::OperatorHandle& handle,
+                           const Backend& backend, c10::Device device, SupervisorValues& values,
+                           const std::vector<std::vector<c10::IValue>>& value_sets, const std::vector<InputDraw>& drawn_from,
+                           const std::string& where) {
+  TimingFigures& f = measured.figures;
+  const double claimed = f.kernel_us / 1e6;
+  // On CUDA only a case whose calls last kBoundedCallSeconds or more, by the kernel's claim or the
+  // reference's (bounded above by this process): shorter calls back to back are bound by their
+  // launches, not by their work (on the H200, 101 of the 874 timed cases of the 914-case subset,
+  // honest kernels of several launches, read 0.55x their paired speedup back to back).
+  if (device.is_cuda() && std::max(claimed, f.reference_us / 1e6) < kBoundedCallSeconds) return;
+  const bool writes_inputs = !written_arguments(handle.schema(), facts_of(op_display).unannotated_writes).empty();
+  const int64_t calls = back_to_back_calls(claimed, writes_inputs ? stack_bytes(values.inputs(0)) : 0);
+  const std::string label = backend.name() + " (" + backend.source() + ")";
+  WorkerPoolRequests pool;
+  const WorkerPoolRequests::Key key = WorkerPoolRequests::key_of(backend, device);
+  json prepare = call_request("prepare_run", op_display, backend.name(), handle, device);
+  prepare["calls"] = calls;
+  const std::vector<char> sets_payload = put_value_sets(prepare, value_sets, drawn_from);
+  const auto fail_on = [](const json& answer) {
+    if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
+  };
+  double fastest = std::numeric_limits<double>::infinity(), fastest_reference = fastest;
+  // On CUDA, calls back to back within the kernel's claim end the bound (worker.h).
+  const double allowed = device.is_cuda() ? back_to_back_allowance(claimed, calls) : 0.0;
+  const auto within_claim = [&] { return device.is_cuda() && fastest <= allowed; };
+  const auto verdict = [&] {
+    return judge_back_to_back(f.speedup, fastest_reference / fastest, std::max(fastest, fastest_reference) / static_cast<double>(calls),
+                              device.is_cuda());
+  };
+  for (int attempt = 0; attempt < kBackToBackTries && !within_claim() && (attempt == 0 || verdict() != BackToBack::kAgrees);
+       ++attempt) {
+    fail_on(pool.request(key, prepare, sets_payload, nullptr));
+    const auto started = std::chrono::steady_clock::now();
+    const json ran = pool.request(key, request_header("run"), {}, nullptr);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    fail_on(ran);
+    // The last call ran on the value set the order of calls gives; the worker must say the same.
+    const size_t set = static_cast<size_t>(calls - 1) % values.count();
+    if (ran.value("value_set", json()) != json(set) || !ran.contains("digests")) {
+      throw std::runtime_error("the kernel worker's answer to 'run' is malformed: no digests, or not the last call's value set");
+    }
+    const std::vector<int64_t> digests = ran.at("digests").get<std::vector<int64_t>>();
+    std::vector<char> payload;
+    const uint64_t expected_bytes = stack_bytes(values.reference(set));
+    fail_on(pool.request(key, request_header("run_output"), {}, &payload, kAnswerSlackBytes + kAnswerMultiple * expected_bytes));
+    const std::vector<c10::IValue> outputs = worker::load_values(payload, device.is_cuda() ? &pool.gpu_imports(key.second) : nullptr);
+    if (outputs.size() != 1 || !outputs[0].isTuple()) throw std::runtime_error("the kernel worker's run outputs are malformed");
+    const auto& elements = outputs[0].toTupleRef().elements();
+    const std::vector<c10::IValue> got(elements.begin(), elements.end());
+    if (worker::output_digests(got) != digests) {
+      measured.flags.push_back("timing_disagrees");
+      measured.errors.push_back(label + " on " + where + ": called back to back, its worker answered before its outputs were " +
+                                "what it then sent (their digests differ): the work was not done when the supervisor's clock stopped");
+      return;
+    }
+    const Comparison comparison = values.compare(set, got);
+    if (!comparison.equal) {
+      measured.flags.push_back("wrong_when_timed");
+      measured.errors.push_back(label + " on " + where + ": right when checked but wrong when called back to back: " +
+                                comparison.message + " (judged by the supervisor)");
+      return;
+    }
+    fastest = std::min(fastest, seconds);
+    if (within_claim()) break;
+    // The reference's run right after the kernel's, in turns: a busy machine slows both alike
+    // (timed apart, on the 2-core machine under the full suite, an honest relu read 0.98x paired
+    // and 0.40x back to back, its reference's runs in a quiet moment and its own in a busy one).
+    fastest_reference = std::min(fastest_reference, reference_back_to_back(handle, device, values, calls, writes_inputs, pool.worker_pid(key)));
+  }
+  if (within_claim()) return;
+  const double per_call = fastest / static_cast<double>(calls), reference_per_call = fastest_reference / static_cast<double>(calls);
+  const double back_to_back_speedup = reference_per_call / per_call;
+  f.back_to_back_speedup = back_to_back_speedup;
+  switch (verdict()) {
+    case BackToBack::kAgrees:
+      return;
+    case BackToBack::kDisagrees:
+      measured.flags.push_back("timing_disagrees");
+      measured.errors.push_back(label + " on " + where + ": its worker timed the kernel at " + std::to_string(f.kernel_us) +
+                                " us a call and the reference at " + std::to_string(f.reference_us) + " us (" +
+                                std::to_string(f.speedup) + "x), but " + std::to_string(calls) + " calls back to back took " +
+                                std::to_string(per_call * 1e6) + " us a call by the supervisor's clock, the reference's " +
+                                std::to_string(reference_per_call * 1e6) + " us (" + std::to_string(back_to_back_speedup) +
+                                "x): a time the kernel's process reports does not make a speedup");
+      return;
+    case BackToBack::kCounted:
+      // An honest kernel bound by its launches' host time (the subset's composed layer norm, 0.28x
+      // paired, 0.17x back to back, H200), or a CPU's noisier runs, keeps what it costs.
+      f.kernel_us = f.kernel_mean_us = per_call * 1e6;
+      f.reference_us = reference_per_call * 1e6;
+      scale_speedup(f, back_to_back_speedup / f.speedup);
+      measured.flags.push_back("back_to_back_time");
+      measured.flags.erase(std::remove(measured.flags.begin(), measured.flags.end(), "speedup_review"), measured.flags.end());
+      if (f.speedup > kSpeedupReviewThreshold) measured.flags.push_back("speedup_review");
+      return;
+  }
+}
+
+Measurement measure_in_worker_once(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
+                                   c10::Device device, const std::vector<std::vector<c10::IValue>>& value_sets,
+                                   const std::vector<InputDraw>& drawn_from, const Settings& settings,
+                                   const std::string& where, const std::vector<c10::IValue>* checked_outputs,
+                                   double& fastest_reference_us) {
+  json header = call_request("time", op_display, backend.name(), handle, device);
+  header["timing"] = timing_settings(settings);
+  header["where"] = where;
+  // Each batch's last kernel outputs come back to be judged here, within a budget of bytes; the
+  // answer may carry no more than they can need.
+  const uint64_t expected_bytes = checked_outputs != nullptr ? stack_bytes(*checked_outputs) : 0;
+  const uint64_t output_budget = std::max(kTimedOutputBudgetBytes, 2 * expected_bytes);
+  header["timing"]["timed_output_bytes"] = output_budget;
+  // Value sets the worker can make itself do not cross (a worker timing other values than
+  // these gains nothing it could not claim anyway: its figures are bounded below).
+  const std::vector<char> payload = put_value_sets(header, value_sets, drawn_from);
+  WorkerPoolRequests pool;
+  const WorkerPoolRequests::Key key = WorkerPoolRequests::key_of(backend, device);
+  std::vector<char> timed_outputs;
+  json answer;
+  double observed = 0, cpu_waited = -1;
+  {
+    // How long tasks waited for a core meanwhile.
+    const processes::LoadMeter load({pool.worker_pid(key)});
+    const auto started = std::chrono::steady_clock::now();
+    answer = pool.request(key, header, payload, &timed_outputs, kAnswerSlackBytes + kAnswerMultiple * (output_budget + expected_bytes));
+    observed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    cpu_waited = load.waited_share();
+  }
+  if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
+  Measurement measured;
+  SupervisorValues values(op_display, handle, device, value_sets, drawn_from, checked_outputs);
+  std::string wrong_when_timed;
+  try {
+    const json& m = answer.at("measurement");
+    measured = counted_measurement(m, int64_t{settings.stopping.max_samples} + settings.layout.batch_pairs);
+    measured.figures.cpu_waited = cpu_waited;
+    if (measured.errors.empty()) {
+      wrong_when_timed = judge_timed_outputs(m, timed_outputs, device.is_cuda() ? &pool.gpu_imports(key.second) : nullptr,
+                                             values, settings.layout.batch_pairs);
+    }
+  } catch (const std::exception& error) {
+    throw std::runtime_error(std::string("the kernel worker's timing answer is malformed: ") + error.what());
+  }
+  if (!wrong_when_timed.empty()) {
+    measured.flags.push_back("wrong_when_timed");
+    measured.errors.push_back(backend.name() + " (" + backend.source() + ") on " + where +
+                              ": right when checked but wrong when timed: " + wrong_when_timed);
+    return measured;
+  }
+  // The bound from outside: the samples ran one after another inside this request, so together
+  // they took no longer than it did.
+  const TimingFigures& f = measured.figures;
+  double claimed = 0;
+  for (size_t i = 0; i < measured.kernel_samples.size(); ++i) claimed += measured.reference_samples[i] + measured.kernel_samples[i];
+  if (measured.errors.empty() && claimed > observed) {
+    measured.flags.push_back("timing_disagrees");
+    measured.errors.push_back(backend.name() + " (" + backend.source() + "): the timing its worker reported (" +
+                              std::to_string(f.samples) + " samples, reference median " + std::to_string(f.reference_us) +
+                              " us, kernel median " + std::to_string(f.kernel_us) + " us: at least " +
+                              std::to_string(claimed) + " s) disagrees with the " + std::to_string(observed) +
+                              " s the supervisor observed for the whole measurement");
+  }
+  // Last, both sides back to back by this process's clock.
+  const auto bound_below = [&] {
+    if (!measured.errors.empty()) return;
+    const auto bound_started = std::chrono::steady_clock::now();
+    bound_by_back_to_back(measured, op_display, handle, backend, device, values, value_sets, drawn_from, where);
+    measured.bound_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - bound_started).count();
+  };
+  // The reference as the worker timed it runs in the kernel's process, where a kernel can slow
+  // it (a slower aten kernel registered at load, say) to inflate its own speedup. This process
+  // times the reference itself (supervisor_reference); the worker's may not be more than
+  // kReferenceAgreement times slower (plus kReferenceSlackUs of noise on tiny calls).
+  const double agreement = device.is_cuda() ? kReferenceAgreement : kCpuReferenceAgreement;
+  if (measured.errors.empty() && checked_outputs != nullptr) {
+    // A figure the work's own floor already bounds needs no timing here (1 to 2 ms a case on the
+    // H200: 4 samples, 7 flushes and a synchronisation); the roofline counts the checks' outputs.
+    const Work work = work_of(facts_of(op_display), value_sets.at(0), *checked_outputs);
+    const double floor_us = honest_floor_seconds(work, device_peaks(device, work.dtype, settings)) * 1e6;
+    if (!reference_figure_needs_timing(f.reference_us, agreement, floor_us)) {
+      measured.reference_outputs = *checked_outputs;
+      bound_below();
+      return measured;
+    }
+  }
+  if (measured.errors.empty()) {
+    double own_us = 0;
+    try {
+      // The fastest this process has read the reference in any attempt: other work on the machine
+      // only ever adds time, so more attempts sharpen the bound and never loosen it (a median
+      // that one busy attempt inflated 10x let a reference slowed 40x through).
+      const auto bound_started = std::chrono::steady_clock::now();
+      SupervisorReference own = supervisor_reference(op_display, handle, device, value_sets.at(0), settings, f.kernel_us,
+                                                       pool.worker_pid(key));
+      measured.bound_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - bound_started).count();
+      own_us = std::min(fastest_reference_us, own.us);
+      fastest_reference_us = own_us;
+      measured.reference_outputs = std::move(own.outputs);
+    } catch (const std::exception& error) {
+      measured.errors.push_back(backend.name() + " (" + backend.source() + "): the reference failed when timed on " + where +
+                                ": " + error.what());
+      return measured;
+    }
+    const double allowed = agreement * own_us + kReferenceSlackUs;
+    if (f.reference_us > allowed) {
+      measured.flags.push_back("timing_disagrees");
+      measured.errors.push_back(backend.name() + " (" + backend.source() + "): its worker timed the reference at " +
+                                std::to_string(f.reference_us) + " us, more than " + std::to_string(agreement) +
+                                "x the " + std::to_string(own_us) +
+                                " us the supervisor measured; a reference slowed in the kernel's process does not make a speedup");
+    }
+  }
+  bound_below();
+  return measured;
+}
+
+}  // namespace
+
+int64_t back_to_back_calls(double claimed_seconds, uint64_t written_bytes) {
+  double calls = claimed_seconds > 0 ? std::ceil(kBackToBackSeconds / claimed_seconds) : static_cast<double>(kMostBackToBackCalls);
+  calls = std::clamp(calls, static_cast<double>(kLeastBackToBackCalls), static_cast<double>(kMostBackToBackCalls));
+  if (written_bytes > 0) calls = std::min(calls, std::max(2.0, std::floor(static_cast<double>(kBackToBackCopyBytes) / written_bytes)));
+  return static_cast<int64_t>(calls);
+}
+
+double back_to_back_allowance(double claimed_seconds, int64_t calls) {
+  const double launch_slack = kLaunchSlackSeconds * std::max(0.0, 1.0 - claimed_seconds / kBoundedCallSeconds);
+  return (1 + kBackToBackTolerance) * static_cast<double>(calls + 1) * claimed_seconds + kBackToBackSlackSeconds +
+         static_cast<double>(calls) * launch_slack;
+}
+
+BackToBack judge_back_to_back(double paired_speedup, double back_to_back_speedup, double call_seconds, bool cuda) {
+  const double tolerance = cuda ? kBackToBackTolerance
+                           : call_seconds >= kBoundedCallSeconds ? kCpuBackToBackTolerance
+                                                                 : kCpuShortCallBackToBackTolerance;
+  if (paired_speedup <= (1 + tolerance) * back_to_back_speedup) return BackToBack::kAgrees;
+  const double fail_ratio = cuda ? kBackToBackFailRatio : kCpuBackToBackFailRatio;
+  return paired_speedup > fail_ratio * back_to_back_speedup ? BackToBack::kDisagrees : BackToBack::kCounted;
+}
+
+bool reference_figure_needs_timing(double worker_reference_us, double agreement, double honest_floor_us) {
+  return !(worker_reference_us <= agreement * honest_floor_us + kReferenceSlackUs);
+}
+
+Measurement counted_measurement(const json& m, int64_t most_samples) {
+  Measurement measured;
+  TimingFigures& f = measured.figures;
+  const auto figure = [&m](const char* key) {
+    const double value = m.at(key).get<double>();
+    if (!std::isfinite(value) || value < 0) throw std::runtime_error(std::string(key) + " is not a finite number of at least 0");
+    return value;
+  };
+  // Flags that fail a case, or only add to the kernel's time, are believed (a worker can only
+  // lose by them); the others describe a speedup, and this process decides those itself
+  // (here speedup_review; time_case suspect and overhead_dominated).
+  for (const std::string& flag : m.at("flags").get<std::vector<std::string>>()) {
+    if (flag == "wrong_when_timed" || flag == "hidden_work" || flag == "host_time_added") measured.flags.push_back(flag);
+  }
+  measured.errors = m.at("errors").get<std::vector<std::string>>();
+  measured.reference_samples = m.at("reference_samples").get<std::vector<double>>();
+  measured.kernel_samples = m.at("kernel_samples").get<std::vector<double>>();
+  const size_t pairs = measured.kernel_samples.size();
+  if (pairs == 0 && !measured.errors.empty()) return measured;  // it failed while timed: nothing to count
+  if (pairs == 0 || measured.reference_samples.size() != pairs) throw std::runtime_error("no pairs of samples, or unpaired ones");
+  if (static_cast<int64_t>(pairs) > most_samples) {
+    throw std::runtime_error(std::to_string(pairs) + " pairs of samples, more than the " + std::to_string(most_samples) + " asked for");
+  }
+  PairedSamples pair;
+  for (size_t i = 0; i < pairs; ++i) {
+    const double reference = measured.reference_samples[i], kernel = measured.kernel_samples[i];
+    if (!std::isfinite(reference) || !std::isfinite(kernel) || reference <= 0 || kernel <= 0) {
+      throw std::runtime_error("a sample that is not a positive number of seconds");
+    }
+    pair.reference.add(reference);
+    pair.kernel.add(kernel);
+    pair.ratios.push_back(reference / kernel);
+  }
+  // Every figure counted, computed here as measure_case computes its own; the worker's are not read.
+  set_pair_figures(f, pair);
+  f.launch_overhead_us = figure("launch_overhead_us");
+  f.hidden_work_us = figure("hidden_work_us");
+  if (std::find(measured.flags.begin(), measured.flags.end(), "host_time_added") != measured.flags.end()) {
+    // Host time the events missed, added to the kernel's as measure_case adds it.
+    const double timed_us = f.kernel_us;
+    f.kernel_us += f.hidden_work_us;
+    f.kernel_mean_us += f.hidden_work_us;
+    scale_speedup(f, timed_us / f.kernel_us);
+  }
+  if (f.speedup > kSpeedupReviewThreshold) measured.flags.push_back("speedup_review");
+  return measured;
+}
+
+Measurement measure_in_worker(const std::string& op_display, const c10::OperatorHandle& handle, const Backend& backend,
+                              c10::Device device, const std::vector<std::vector<c10::IValue>>& value_sets,
+                              const std::vector<InputDraw>& drawn_from, const Settings& settings,
+                              const std::string& where, const std::vector<c10::IValue>* checked_outputs) {
+  // Measured up to kTimingAttempts times, 1, 2 then 4 s apart, before it fails: on a busy
+  // machine (other processes on the cores, the kernel writing back a build) a measurement of an
+  // honest kernel can disagree with the supervisor's for a while. The figures kept are always
+  // those of a measurement that agreed, with the fastest reference this process read in any
+  // attempt: another chance gives a cheat nothing but time.
+  constexpr int kTimingAttempts = 4;
+  constexpr int kUncertainRetries = 1;
+  const auto disagrees = [](const Measurement& m) {
+    return std::find(m.flags.begin(), m.flags.end(), "timing_disagrees") != m.flags.end();
+  };
+  double fastest_reference_us = std::numeric_limits<double>::infinity();
+  // Every other worker of this process stopped while this kernel is timed, in every attempt
+  // (processes.h): no kernel's load-time threads take a core from another's timing.
+  WorkerPoolRequests pool;
+  const WorkerPoolRequests::Key key = WorkerPoolRequests::key_of(backend, device);
+  const processes::Stopped others(pool.worker_pids_but(key));
+  // Other processes' load over the whole attempt (the worker's request, and this process's own
+  // reference and back-to-back timing), long enough for /proc/stat's clock ticks more often.
+  const auto measure_once = [&] {
+    const processes::LoadMeter load({pool.worker_pid(key)});
+    Measurement m = measure_in_worker_once(op_display, handle, backend, device, value_sets, drawn_from, settings, where,
+                                           checked_outputs, fastest_reference_us);
+    m.figures.other_load = load.other_cores();
+    return m;
+  };
+  Measurement measured = measure_once();
+  double bound_ms = measured.bound_ms;
+  for (int attempt = 1; attempt < kTimingAttempts && disagrees(measured); ++attempt) {
+    std::cerr << "backendbench: measuring " << where << " on " << backend.name() << " again (attempt " << attempt + 1 << " of "
+              << kTimingAttempts << "): " << measured.errors.back() << "\n";
+    std::this_thread::sleep_for(std::chrono::seconds(1 << (attempt - 1)));
+    measured = measure_once();
+    bound_ms += measured.bound_ms;
+  }
+  // A disagreement that held while other processes took the cores (measured from outside: the
+  // kernel's own threads count as its own) says nothing of the kernel: under another test's load
+  // an honest relu's worker read the reference 5.4x the supervisor's in every attempt. It is not
+  // counted as a failure but as no gain, flagged (a kernel cannot make other processes' load).
+  if (!device.is_cuda() && disagrees(measured) && measured.figures.other_load > kMostOtherLoadCores) {
+    std::cerr << "backendbench: " << where << " on " << backend.name() << ": its timing disagreed while other processes took "
+              << measured.figures.other_load << " cores; not counted as a gain: " << measured.errors.back() << "\n";
+    measured.errors.clear();
+    measured.flags.erase(std::remove(measured.flags.begin(), measured.flags.end(), "timing_disagrees"), measured.flags.end());
+    measured.flags.push_back("speedup_uncertain");
+    if (measured.figures.speedup > 1) scale_speedup(measured.figures, 1 / measured.figures.speedup);
+    measured.bound_ms = bound_ms;
+    return measured;
+  }
+  // On a CPU, a speedup too unsure to count (timing.h, why_uncertain: other processes took the
+  // cores, or its interval is too wide) is measured once more, then flagged: it counts no gain.
+  // A kernel that makes its own figures noisy only loses by it.
+  const auto uncertain = [&](const Measurement& m) {
+    return device.is_cuda() || !m.errors.empty() ? std::string() : why_uncertain(m.figures);
+  };
+  for (int retry = 0; retry < kUncertainRetries && !uncertain(measured).empty(); ++retry) {
+    std::cerr << "backendbench: measuring " << where << " on " << backend.name() << " again: " << uncertain(measured) << "\n";
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    Measurement again = measure_once();
+    bound_ms += again.bound_ms;
+    // A retry that disagrees leaves the measurement that agreed, still unsure (a busy machine
+    // is what made both; what it could give a cheat, the cap takes).
+    if (disagrees(again)) break;
+    measured = std::move(again);
+  }
+  if (const std::string why = uncertain(measured); !why.empty()) {
+    measured.flags.push_back("speedup_uncertain");
+    std::cerr << "backendbench: " << where << " on " << backend.name() << ": speedup " << measured.figures.speedup
+              << "x not counted as a gain: " << why << "\n";
+  }
+  measured.bound_ms = bound_ms;
+  return measured;
+}
+
+// The manifest lines whose workers `jobs` need.
+
+}  // namespace backendbench
