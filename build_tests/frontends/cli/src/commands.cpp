@@ -908,26 +908,69 @@ uint64_t run_salt(const RunRequest& request) {
   return request.salt_given ? request.salt : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
 }
 
-int run_command(const RunRequest& given, const std::string& command_line) {
-  RunRequest request = given;
-  const Installation where = installation();
-  // A generating backend writes its kernels into the results folder, which the run then scores.
-  StagingFolder staging(request.out + ".partial-" + std::to_string(getpid()));
-  if (request.generation) {
-    request.kernels_directory = staging.path() + "/kernels";
-    files::make_directories(request.kernels_directory);
+namespace {
+
+// A run of `backendbench run`, carried from one phase to the next (run_command: its phases in
+// order, like lit's main()).
+struct Run {
+  Run(const RunRequest& given, const std::string& command)
+      : request(given),
+        command_line(command),
+        where(installation()),
+        staging(request.out + ".partial-" + std::to_string(getpid())),
+        tree(where.source_directory, request.build),
+        logs(request.build + "/backendbench_logs"),
+        kernel_view(request.build + "/backendbench_kernel_view"),
+        started(now_text("%Y-%m-%dT%H:%M:%S%z")),
+        start(Clock::now()) {
+    // A generating backend writes its kernels into the results folder, which the run then scores.
+    if (request.generation) {
+      request.kernels_directory = staging.path() + "/kernels";
+      files::make_directories(request.kernels_directory);
+    }
   }
-  const BuildTree tree(where.source_directory, request.build);
-  const std::string logs = request.build + "/backendbench_logs";
+
+  RunRequest request;
+  const std::string command_line;
+  const Installation where;
+  StagingFolder staging;
+  const BuildTree tree;
+  const std::string logs, kernel_view, started;
+  const Clock::time_point start;
   std::vector<std::string> suite_names, backend_labels;
-  for (const SuiteChoice& suite : request.suites) suite_names.push_back(suite.name);
-  if (request.aten) backend_labels.push_back("aten");
+  uint64_t salt = 0;
+  TreeSelection selection;
+  // The kernel folder's problems and the kernels that did not compile: left out, their cases fail.
+  std::vector<model::KernelProblem> problems;
+  std::map<std::string, std::string> broken;
+  std::optional<GenerationPhase> generation;
+  GpuPlan gpus;
+  ProcessOptions environment, ctest_options;
+  // The supervisors kept for the correctness phase (entry_servers.h), and what starts them.
+  bool served = false;
+  int servers_at_once = 1;
+  std::vector<std::string> gpu_files;
+  std::string bubblewrap;
+  std::optional<EntryServers> servers;
+  // The entries the run's processes judge, and those whose verdicts this process makes.
+  std::vector<Entry> entries, unbuilt;
+  std::string runs_on, timeout;
+  std::vector<Verdict> verdicts;
+  nlohmann::json phase_seconds = nlohmann::json::object();
+};
+
+// What the run is, said before anything runs; its salt (a replay's is its recording's) and the
+// environment every process of the run reads its policy from.
+void announce_run(Run& run) {
+  RunRequest& request = run.request;
+  for (const SuiteChoice& suite : request.suites) run.suite_names.push_back(suite.name);
+  if (request.aten) run.backend_labels.push_back("aten");
   if (!request.kernels_directory.empty()) {
-    backend_labels.push_back(request.kernels_label == request.kernels_directory
-                                 ? request.kernels_label
-                                 : request.kernels_label + " (" + request.kernels_directory + ")");
+    run.backend_labels.push_back(request.kernels_label == request.kernels_directory
+                                     ? request.kernels_label
+                                     : request.kernels_label + " (" + request.kernels_directory + ")");
   }
-  for (const std::string& library : request.op_libraries) backend_labels.push_back(library + " (op library)");
+  for (const std::string& library : request.op_libraries) run.backend_labels.push_back(library + " (op library)");
   // A replay draws what its recording drew (the cassette keeps the recorded run's salt).
   if (request.generation && !request.generation->replay.empty() && !request.salt_given) {
     if (const auto recorded = recorded_salt(request.generation->replay)) {
@@ -935,170 +978,178 @@ int run_command(const RunRequest& given, const std::string& command_line) {
       request.salt_given = true;
     }
   }
-  const uint64_t salt = run_salt(request);
+  run.salt = run_salt(request);
   if (request.generation && !request.generation->record.empty()) {
     files::make_directories(request.generation->record);
     write_whole(request.generation->record + "/cassette.json",
-                nlohmann::json{{"schema", "backendbench-cassette"}, {"version", 1}, {"salt", salt_text(salt)}, {"command", command_line}}.dump(1) + "\n");
+                nlohmann::json{{"schema", "backendbench-cassette"}, {"version", 1}, {"salt", salt_text(run.salt)}, {"command", run.command_line}}.dump(1) + "\n");
   }
-  std::cout << "backendbench run: suites " << joined(suite_names, ", ") << "; backends " << joined(backend_labels, ", ")
+  std::cout << "backendbench run: suites " << joined(run.suite_names, ", ") << "; backends " << joined(run.backend_labels, ", ")
             << (request.ops.empty() ? "" : "; operators " + joined(request.ops, ", ")) << "; device "
             << (request.device.empty() ? "cuda when available, else cpu" : request.device) << "; timing "
             << (request.timed_suites.empty() ? std::string("off") : "on for " + joined({request.timed_suites.begin(), request.timed_suites.end()}, ", "))
-            << "; salt " << salt_text(salt) << "\n";
-
+            << "; salt " << salt_text(run.salt) << "\n";
   // The kernels' builds (backendbench-build-sandbox, their compiler launcher) and workers
   // (ProcessOptions below) read this: sandboxed unless the user said --no-sandbox.
   setenv("BACKENDBENCH_SANDBOX", request.sandbox ? "bwrap" : "none", 1);
   // Every entry, ./bench and served supervisor of the run reads the policy from its environment.
   if (request.kernels_must_compute) setenv("BACKENDBENCH_KERNELS_MUST_COMPUTE", "1", 1);
-  const std::string started = now_text("%Y-%m-%dT%H:%M:%S%z");
-  const auto start = Clock::now();
-  TreeSelection selection{request.suites,
-                          request.kernels_directory.empty() ? where.source_directory + "/generated_kernels" : request.kernels_directory,
-                          request.ops, request.topn, request.torchbench_traces, request.op_libraries,
-                          request.generation ? request.generation->limits.concurrency : 0};
-  // The kernel folder's problems, before any build: each is said once here, fails its own
-  // kernel's cases, and is left out of what the build reads (a view of the folder without it).
-  std::vector<model::KernelProblem> problems;
-  const std::string kernel_view = request.build + "/backendbench_kernel_view";
-  if (!request.kernels_directory.empty() && !request.generation) {
-    problems = kernel_folder_problems(request.kernels_directory, working_directory());
-    if (!problems.empty()) {
-      std::cout << "the kernel folder has " << problems.size() << (problems.size() == 1 ? " problem" : " problems")
-                << ": left out of the build, their kernels' cases fail (each is listed with the results)\n";
-      write_kernel_view(request.kernels_directory, left_out_paths(problems), kernel_view);
-      selection.kernels_view_of = selection.kernels_directory;
-      selection.kernels_directory = kernel_view;
-    }
-  }
-  configure_tree(tree, selection, logs);
-  std::optional<GenerationPhase> generation;
-  if (request.generation) {
-    std::vector<std::string> test_targets;
-    for (const SuiteChoice& suite : request.suites) test_targets.push_back("backendbench_test_" + suite.name);
-    // Best-of-N times each correct candidate on its timed feedback cases.
-    if (!request.generation->limits.first_correct_wins && !request.timed_suites.empty()) test_targets.push_back("bench");
-    // The kernel folder is still empty, so nothing else asks for the Python bridge yet.
-    if (request.generation->language == KernelLanguage::kPython) test_targets.push_back("backendbench_python");
-    std::cout << "building " << joined(test_targets, ", ") << " (log: " << logs << "/build.log)\n" << std::flush;
-    try {
-      build_with_progress(tree, test_targets, request.jobs, logs + "/build.log");
-    } catch (const DiagnosticError& error) {
-      std::cerr << error.what() << "\n";
-      return 3;
-    }
-    staging.preserve();  // from the first question on, the folder holds what the model was paid to write
-    generation = run_generation(request, tree, staging.path(), salt, where.templates_directory, logs);
-    std::cout << "scoring the kept kernels on every case with the run's salt " << salt_text(salt) << " (the hold-out)\n";
-  }
-  std::vector<std::string> targets;
-  for (const SuiteChoice& suite : request.suites) targets.push_back("backendbench_test_" + suite.name);
-  if (!request.timed_suites.empty()) targets.push_back("bench");
+  run.selection = TreeSelection{request.suites,
+                                request.kernels_directory.empty() ? run.where.source_directory + "/generated_kernels" : request.kernels_directory,
+                                request.ops, request.topn, request.torchbench_traces, request.op_libraries,
+                                request.generation ? request.generation->limits.concurrency : 0};
+}
 
-  // The GPUs CTest hands out, from a resource spec the run writes (README, "Every GPU of a
-  // machine"); --device cpu hands out none. With --slurm, each task hands out the GPUs Slurm gave it.
-  GpuPlan gpus;
+// The kernel folder's problems, before any build: each is said once here, fails its own
+// kernel's cases, and is left out of what the build reads (a view of the folder without it).
+void leave_out_kernel_folder_problems(Run& run) {
+  const RunRequest& request = run.request;
+  if (request.kernels_directory.empty() || request.generation) return;
+  run.problems = kernel_folder_problems(request.kernels_directory, working_directory());
+  if (run.problems.empty()) return;
+  std::cout << "the kernel folder has " << run.problems.size() << (run.problems.size() == 1 ? " problem" : " problems")
+            << ": left out of the build, their kernels' cases fail (each is listed with the results)\n";
+  write_kernel_view(request.kernels_directory, left_out_paths(run.problems), run.kernel_view);
+  run.selection.kernels_view_of = run.selection.kernels_directory;
+  run.selection.kernels_directory = run.kernel_view;
+}
+
+// A generating backend: what its loop needs built, then the loop, which writes the kernels the
+// run then scores. False when that build fails (said on stderr).
+bool generate_kernels_phase(Run& run) {
+  const RunRequest& request = run.request;
+  std::vector<std::string> test_targets;
+  for (const SuiteChoice& suite : request.suites) test_targets.push_back("backendbench_test_" + suite.name);
+  // Best-of-N times each correct candidate on its timed feedback cases.
+  if (!request.generation->limits.first_correct_wins && !request.timed_suites.empty()) test_targets.push_back("bench");
+  // The kernel folder is still empty, so nothing else asks for the Python bridge yet.
+  if (request.generation->language == KernelLanguage::kPython) test_targets.push_back("backendbench_python");
+  std::cout << "building " << joined(test_targets, ", ") << " (log: " << run.logs << "/build.log)\n" << std::flush;
+  try {
+    build_with_progress(run.tree, test_targets, request.jobs, run.logs + "/build.log");
+  } catch (const DiagnosticError& error) {
+    std::cerr << error.what() << "\n";
+    return false;
+  }
+  run.staging.preserve();  // from the first question on, the folder holds what the model was paid to write
+  run.generation = run_generation(request, run.tree, run.staging.path(), run.salt, run.where.templates_directory, run.logs);
+  std::cout << "scoring the kept kernels on every case with the run's salt " << salt_text(run.salt) << " (the hold-out)\n";
+  return true;
+}
+
+// The GPUs CTest hands out, from a resource spec the run writes (docs: "Every GPU of a
+// machine"); --device cpu hands out none. With --slurm, each task hands out the GPUs Slurm gave
+// it. Then each process's environment: the sandbox, and each entry's share of the cores.
+void plan_gpus_and_processes(Run& run) {
+  const RunRequest& request = run.request;
+  GpuPlan& gpus = run.gpus;
   gpus.slots = request.gpu_slots;
   if (request.slurm) {
     gpus.gpus = request.slurm->gpus_per_task;
   } else if (request.device != "cpu") {
     gpus.gpus = gpus_here();
     if (gpus.gpus) {
-      gpus.spec_path = logs + "/gpus.json";
+      gpus.spec_path = run.logs + "/gpus.json";
       write_whole(gpus.spec_path, ctest_resource_spec(gpus.gpus, gpus.slots));
     }
   }
-  ProcessOptions environment;
   // Kernels run in sandboxed workers (kernel_workers.h) unless the user said --no-sandbox.
-  environment.environment["BACKENDBENCH_SANDBOX"] = request.sandbox ? "bwrap" : "none";
-  ProcessOptions ctest_options = environment;
+  run.environment.environment["BACKENDBENCH_SANDBOX"] = request.sandbox ? "bwrap" : "none";
+  run.ctest_options = run.environment;
   // Each entry would otherwise start an intra-op thread per core (ATen's default): 16 entries on
   // the 64 cores of a 4-GPU host ran 1,024 threads, and every entry took twice as long as it did
   // 4 at a time. Each gets its share of the cores, unless the user chose OMP_NUM_THREADS.
   if (std::getenv("OMP_NUM_THREADS") == nullptr && !request.slurm) {
     const int at_once = gpus.gpus ? std::min(request.jobs, gpus.gpus * gpus.slots) : request.jobs;
-    ctest_options.environment["OMP_NUM_THREADS"] = std::to_string(threads_per_entry(cores_here(), at_once));
+    run.ctest_options.environment["OMP_NUM_THREADS"] = std::to_string(threads_per_entry(cores_here(), at_once));
   }
-  // The supervisors kept for the correctness phase (entry_servers.h), one per GPU slot of each test
-  // executable: an entry hands them its job instead of starting libtorch and CUDA itself. Not
-  // with Slurm, whose tasks run on other hosts. Those of each executable that exists start now, so
-  // that their start (and their spare workers') overlaps the build: after an edit of one kernel on
-  // the 2-core machine, they took 0.6 s of a 2.2 s run after it. What the plan of the entries
-  // needs beyond them starts after the build; all start again if the build linked an executable anew.
-  const bool served = request.entry_servers && !request.slurm;
+}
+
+// The plan of the supervisors kept for `executables` (entry_servers.h).
+EntryServers::Plan servers_plan(const Run& run, const std::vector<EntryServers::Executable>& executables) {
+  EntryServers::Plan plan;
+  plan.executables = executables;
+  for (int gpu = 0; gpu < run.gpus.gpus; ++gpu) plan.gpus.push_back(std::to_string(gpu));
+  plan.kernel_root = run.tree.build();
+  plan.environment = run.ctest_options.environment;
+  plan.log_path = run.logs + "/servers.log";
+  if (!run.bubblewrap.empty()) {
+    plan.gpu_files = run.gpu_files;
+    plan.bubblewrap = run.bubblewrap;
+  }
+  return plan;
+}
+
+// The supervisors kept for the correctness phase (entry_servers.h), one per GPU slot of each test
+// executable: an entry hands them its job instead of starting libtorch and CUDA itself. Not
+// with Slurm, whose tasks run on other hosts. Those of each executable that exists start now, so
+// that their start (and their spare workers') overlaps the build: after an edit of one kernel on
+// the 2-core machine, they took 0.6 s of a 2.2 s run after it. What the plan of the entries
+// needs beyond them starts after the build; all start again if the build linked an executable anew.
+void start_servers_before_the_build(Run& run) {
+  const RunRequest& request = run.request;
+  run.served = request.entry_servers && !request.slurm;
   // Servers of an executable on a GPU (on the CPU): as many as entries may run there at once.
-  const int servers_at_once = gpus.gpus ? std::min(request.jobs, gpus.slots) : request.jobs;
+  run.servers_at_once = run.gpus.gpus ? std::min(request.jobs, run.gpus.slots) : request.jobs;
   // Each supervisor on a GPU sees that GPU's device file alone, where the sandbox's bubblewrap
   // can start it so (entry_servers.h): CUDA's start then opens one GPU, not all of the host's.
-  std::vector<std::string> gpu_files;
-  std::string bubblewrap;
-  if (served && gpus.gpus > 0 && request.sandbox) {
+  if (run.served && run.gpus.gpus > 0 && request.sandbox) {
     if (const std::optional<std::string> found = bubblewrap_executable()) {
-      gpu_files = build::gpu_device_files();
-      if (static_cast<int>(gpu_files.size()) == gpus.gpus) bubblewrap = *found;
+      run.gpu_files = build::gpu_device_files();
+      if (static_cast<int>(run.gpu_files.size()) == run.gpus.gpus) run.bubblewrap = *found;
     }
   }
-  const auto servers_plan = [&](const std::vector<EntryServers::Executable>& executables) {
-    EntryServers::Plan plan;
-    plan.executables = executables;
-    for (int gpu = 0; gpu < gpus.gpus; ++gpu) plan.gpus.push_back(std::to_string(gpu));
-    plan.kernel_root = tree.build();
-    plan.environment = ctest_options.environment;
-    plan.log_path = logs + "/servers.log";
-    if (!bubblewrap.empty()) {
-      plan.gpu_files = gpu_files;
-      plan.bubblewrap = bubblewrap;
-    }
-    return plan;
-  };
-  std::optional<EntryServers> servers;
-  if (served && !request.generation) {
-    const bool kernels = !request.kernels_directory.empty() || !request.op_libraries.empty();
-    // All of them where the cores are many: each starts libtorch and a spare beside the build (a
-    // core for each of them and the compiler), and one the plan lacks after the build cost an
-    // edit's run 0.5 s on an H200 machine. One on fewer cores.
-    const int early = std::max(1, std::min(servers_at_once, cores_here() / 4));
-    std::vector<EntryServers::Executable> existing;
-    for (const SuiteChoice& suite : request.suites) {
-      const std::string path = tree.build() + "/backendbench_test_" + suite.name;
-      if (access(path.c_str(), X_OK) == 0) existing.push_back({path, early, kernels});
-    }
-    if (!existing.empty()) servers.emplace(servers_plan(existing));  // logs/: made by configure_tree
+  if (!run.served || request.generation) return;
+  const bool kernels = !request.kernels_directory.empty() || !request.op_libraries.empty();
+  // All of them where the cores are many: each starts libtorch and a spare beside the build (a
+  // core for each of them and the compiler), and one the plan lacks after the build cost an
+  // edit's run 0.5 s on an H200 machine. One on fewer cores.
+  const int early = std::max(1, std::min(run.servers_at_once, cores_here() / 4));
+  std::vector<EntryServers::Executable> existing;
+  for (const SuiteChoice& suite : request.suites) {
+    const std::string path = run.tree.build() + "/backendbench_test_" + suite.name;
+    if (access(path.c_str(), X_OK) == 0) existing.push_back({path, early, kernels});
   }
+  if (!existing.empty()) run.servers.emplace(servers_plan(run, existing));  // logs/: made by configure_tree
+}
 
-  std::cout << "building " << joined(targets, ", ") << " (log: " << logs << "/build.log)\n" << std::flush;
+// The suites' test executables (and ./bench where the run times). A kernel that does not compile
+// fails its own cases; the others still run (also when no kernel compiles: each fails with its
+// own compiler error). False when the build fails with every kernel building alone, which is not
+// a kernel's fault and ends the run (said on stderr).
+bool build_targets(Run& run) {
+  const RunRequest& request = run.request;
+  std::vector<std::string> targets;
+  for (const SuiteChoice& suite : request.suites) targets.push_back("backendbench_test_" + suite.name);
+  if (!request.timed_suites.empty()) targets.push_back("bench");
+  std::cout << "building " << joined(targets, ", ") << " (log: " << run.logs << "/build.log)\n" << std::flush;
   const auto build_start = Clock::now();
-  std::map<std::string, std::string> broken;
   try {
-    build_with_progress(tree, targets, request.jobs, logs + "/build.log");
+    build_with_progress(run.tree, targets, request.jobs, run.logs + "/build.log");
   } catch (const DiagnosticError& error) {
-    // A kernel that does not compile fails its own cases; the others still run (also when no
-    // kernel compiles: each fails with its own compiler error). A build that fails with every
-    // kernel building alone is not a kernel's fault, and ends the run.
     std::cout << "  the build failed; building each kernel alone to find which do not compile\n" << std::flush;
-    broken = request.kernels_directory.empty() ? broken : broken_kernels(tree, request.jobs, logs);
-    if (broken.empty()) {
+    if (!request.kernels_directory.empty()) run.broken = broken_kernels(run.tree, request.jobs, run.logs);
+    if (run.broken.empty()) {
       std::cerr << error.what() << "\n";
-      return 3;
+      return false;
     }
-    for (const auto& [source, message] : broken) std::cout << "  does not compile: " << source << "\n    " << message << "\n";
+    for (const auto& [source, message] : run.broken) std::cout << "  does not compile: " << source << "\n    " << message << "\n";
     // The view's own files are links into the folder: left out as the folder's.
-    std::set<std::string> left_out = left_out_paths(problems);
-    for (const auto& [source, message] : broken) {
-      const bool in_view = source.rfind(kernel_view + "/", 0) == 0;
-      left_out.insert(in_view ? request.kernels_directory + source.substr(kernel_view.size()) : source);
+    std::set<std::string> left_out = left_out_paths(run.problems);
+    for (const auto& [source, message] : run.broken) {
+      const bool in_view = source.rfind(run.kernel_view + "/", 0) == 0;
+      left_out.insert(in_view ? request.kernels_directory + source.substr(run.kernel_view.size()) : source);
     }
-    write_kernel_view(request.kernels_directory, left_out, kernel_view);
-    std::cout << "  the other kernels run from " << kernel_view << " (links to them)\n";
-    selection.kernels_view_of = request.kernels_directory;
-    selection.kernels_directory = kernel_view;
-    configure_tree(tree, selection, logs);
+    write_kernel_view(request.kernels_directory, left_out, run.kernel_view);
+    std::cout << "  the other kernels run from " << run.kernel_view << " (links to them)\n";
+    run.selection.kernels_view_of = request.kernels_directory;
+    run.selection.kernels_directory = run.kernel_view;
+    configure_tree(run.tree, run.selection, run.logs);
     try {
-      build_with_progress(tree, targets, request.jobs, logs + "/build.log");
+      build_with_progress(run.tree, targets, request.jobs, run.logs + "/build.log");
     } catch (const DiagnosticError& again) {
       std::cerr << again.what() << "\n";
-      return 3;
+      return false;
     }
   }
   std::cout << "  built in " << clock_text(seconds_since(build_start)) << "\n";
@@ -1106,258 +1157,316 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   // 30 s later, during the measurements: written now instead. (Suspected, not shown, of the 2.4x
   // slow worker reference after a build on the 2-core machine: the failure came back with it.)
   sync();
-  std::vector<Entry> entries = selected_entries(tree, request, !broken.empty() || !problems.empty());
-  // Entries whose verdicts this process makes: kernels a folder problem left out, kernels that
-  // did not compile, and below, kernels that cannot run here.
-  std::vector<LeftOutKernel> left_out_kernels = problem_kernels(problems);
-  for (LeftOutKernel& kernel : uncompiled_kernels(broken, logs)) left_out_kernels.push_back(std::move(kernel));
-  std::vector<Entry> unbuilt = unbuilt_entries(tree, request, left_out_kernels);
+  return true;
+}
+
+// The entries the run's processes judge, and those whose verdicts this process makes: kernels a
+// folder problem left out, kernels that did not compile, and kernels that cannot run here.
+void plan_entries(Run& run) {
+  const RunRequest& request = run.request;
+  run.entries = selected_entries(run.tree, request, !run.broken.empty() || !run.problems.empty());
+  std::vector<LeftOutKernel> left_out_kernels = problem_kernels(run.problems);
+  for (LeftOutKernel& kernel : uncompiled_kernels(run.broken, run.logs)) left_out_kernels.push_back(std::move(kernel));
+  run.unbuilt = unbuilt_entries(run.tree, request, left_out_kernels);
   // A CUDA kernel on a machine without a GPU: its cases are skipped here, as its executable
   // would skip them, without starting a process per entry for each phase (on the 2-core
   // machine, 3 s a timing entry). Not in a Slurm run: its tasks have the GPUs, not this host.
   if (!request.slurm && !cuda_available()) {
     std::vector<Entry> runnable;
-    for (Entry& entry : entries) {
+    for (Entry& entry : run.entries) {
       if (entry.backend_facts.kind == "kernel" && entry.backend_facts.cuda) {
         entry.skip_reason = no_cuda_device_reason(entry.backend);
-        unbuilt.push_back(std::move(entry));
+        run.unbuilt.push_back(std::move(entry));
       } else {
         runnable.push_back(std::move(entry));
       }
     }
-    entries = std::move(runnable);
+    run.entries = std::move(runnable);
   }
-
   if (!request.sandbox) std::cout << "WARNING: --no-sandbox: untrusted kernels run in workers WITHOUT a sandbox\n";
-
   // The device the cases run on (a C++ kernel's on the CPU whatever this says).
-  const std::string runs_on = request.device.empty() ? (cuda_available() ? "cuda" : "cpu") : request.device;
-  if (request.slurm) std::cout << "Slurm: " << request.slurm->tasks << " array tasks of " << gpus.gpus << " GPUs each\n";
-  if (gpus.gpus) std::cout << "GPUs: " << gpus.gpus << ", " << gpus.slots << " correctness entries at once on each; timing takes one alone\n";
-  const std::string timeout = tree.cached("BACKENDBENCH_TEST_TIMEOUT").value_or("1800");
+  run.runs_on = request.device.empty() ? (cuda_available() ? "cuda" : "cpu") : request.device;
+  if (request.slurm) std::cout << "Slurm: " << request.slurm->tasks << " array tasks of " << run.gpus.gpus << " GPUs each\n";
+  if (run.gpus.gpus) {
+    std::cout << "GPUs: " << run.gpus.gpus << ", " << run.gpus.slots << " correctness entries at once on each; timing takes one alone\n";
+  }
+  run.timeout = run.tree.cached("BACKENDBENCH_TEST_TIMEOUT").value_or("1800");
+}
 
-  // Correctness: one job per entry or part, small ones packed, run by CTest from a folder of
-  // the run's own.
+// The served supervisors the correctness entries need, started (or extended) and listening; each
+// entry then hands its job to them through backendbench-entry.
+void serve_correctness_entries(Run& run, std::vector<FolderEntry>& correctness, Clock::time_point correctness_started) {
+  // Per executable: as many servers on a GPU as entries may run there at once, but no more
+  // than it has entries; spare workers where it has entries of kernels, which they load from
+  // the build tree (the kernel libraries, the manifest).
+  std::map<std::string, EntryServers::Executable> by_path;
+  for (const FolderEntry& entry : correctness) {
+    EntryServers::Executable& executable = by_path[entry.command.front()];
+    if (executable.path.empty()) executable = {entry.command.front(), 0, false};
+    executable.per_gpu = std::min(run.servers_at_once, executable.per_gpu + 1);
+    executable.spares = executable.spares || entry.runs_kernels;
+  }
+  std::vector<EntryServers::Executable> executables;
+  for (const auto& [path, executable] : by_path) executables.push_back(executable);
+  const EntryServers::Plan plan = servers_plan(run, executables);
+  if (run.servers && !run.servers->covers(plan)) run.servers.reset();  // an executable linked anew: all start again
+  if (run.servers) {
+    run.servers->extend(plan);
+  } else {
+    run.servers.emplace(plan);
+  }
+  run.servers->wait_until_listening();
+  std::cout << "supervisors: " << run.servers->listening() << " of " << run.servers->started() << " listening after "
+            << std::fixed << std::setprecision(1) << seconds_since(correctness_started) << std::defaultfloat
+            << " s (--process-per-entry: none)\n";
+  for (FolderEntry& entry : correctness) entry.command.insert(entry.command.begin(), {run.tree.entry_client(), run.servers->prefix()});
+}
+
+// Correctness: one job per entry or part, small ones packed, run by CTest from a folder of the
+// run's own; the verdicts collected (a case without one fails), and the case times kept for the
+// next run's plan.
+void run_correctness_phase(Run& run) {
+  const RunRequest& request = run.request;
+  const GpuPlan& gpus = run.gpus;
   std::vector<PhaseFile> verdict_files;
   int64_t cases = 0;
-  for (const Entry& entry : entries) cases += static_cast<int64_t>(entry.cases.size());
+  for (const Entry& entry : run.entries) cases += static_cast<int64_t>(entry.cases.size());
   const int entries_at_once = (request.slurm ? request.slurm->tasks : 1) *
                               (gpus.gpus ? std::min(request.jobs, gpus.gpus * gpus.slots) : request.jobs);
-  const std::string job_entries = logs + "/jobs", job_packs = logs + "/job_packs";
+  const std::string job_entries = run.logs + "/jobs", job_packs = run.logs + "/job_packs";
   // What each operator's cases took in earlier runs of this build (entry_costs.h).
-  const std::string costs_path = logs + "/case_costs.json";
+  const std::string costs_path = run.logs + "/case_costs.json";
   CaseCosts costs = CaseCosts::read(costs_path);
   EntryCuts cuts;
-  cuts.limit = request.pack_small_jobs ? pack_limit(static_cast<size_t>(cases), cases_per_entry(tree, request), entries_at_once,
+  cuts.limit = request.pack_small_jobs ? pack_limit(static_cast<size_t>(cases), cases_per_entry(run.tree, request), entries_at_once,
                                                     gpus.gpus > 0)
                                        : 1;
   // --one-job-per-entry: each job (or part) its own entry, as the build splits them.
   cuts.costs = request.pack_small_jobs ? &costs : nullptr;
-  cuts.served = served;
+  cuts.served = run.served;
   cuts.at_once = entries_at_once;
-  cuts.on_cuda = device_kind(runs_on) == "cuda";
+  cuts.on_cuda = device_kind(run.runs_on) == "cuda";
   bool by_time = false;
   std::vector<FolderEntry> correctness =
-      correctness_entries(tree, entries, salt, request.device, gpus, cuts, job_packs, verdict_files, by_time);
+      correctness_entries(run.tree, run.entries, run.salt, request.device, gpus, cuts, job_packs, verdict_files, by_time);
   if (!correctness.empty()) {
     std::cout << "correctness entries: " << correctness.size()
-              << (by_time ? served ? ", cut and ordered by the case times of earlier runs (logs/case_costs.json)"
-                                   : ", ordered by the case times of earlier runs (logs/case_costs.json)"
+              << (by_time ? run.served ? ", cut and ordered by the case times of earlier runs (logs/case_costs.json)"
+                                       : ", ordered by the case times of earlier runs (logs/case_costs.json)"
                           : ", cut by case counts (no earlier run's times)")
               << "\n";
   }
-  ctest_options.log_path = logs + "/ctest.log";
+  ProcessOptions& ctest_options = run.ctest_options;
+  ctest_options.log_path = run.logs + "/ctest.log";
   files::remove_tree(ctest_options.log_path);
   const auto correctness_started = Clock::now();
-  if (served && !correctness.empty()) {
-    // Per executable: as many servers on a GPU as entries may run there at once, but no more
-    // than it has entries; spare workers where it has entries of kernels, which they load from
-    // the build tree (the kernel libraries, the manifest).
-    std::map<std::string, EntryServers::Executable> by_path;
-    for (const FolderEntry& entry : correctness) {
-      EntryServers::Executable& executable = by_path[entry.command.front()];
-      if (executable.path.empty()) executable = {entry.command.front(), 0, false};
-      executable.per_gpu = std::min(servers_at_once, executable.per_gpu + 1);
-      executable.spares = executable.spares || entry.runs_kernels;
-    }
-    std::vector<EntryServers::Executable> executables;
-    for (const auto& [path, executable] : by_path) executables.push_back(executable);
-    const EntryServers::Plan plan = servers_plan(executables);
-    if (servers && !servers->covers(plan)) servers.reset();  // an executable linked anew: all start again
-    if (servers) {
-      servers->extend(plan);
-    } else {
-      servers.emplace(plan);
-    }
-    servers->wait_until_listening();
-    std::cout << "supervisors: " << servers->listening() << " of " << servers->started() << " listening after "
-              << std::fixed << std::setprecision(1) << seconds_since(correctness_started) << std::defaultfloat
-              << " s (--process-per-entry: none)\n";
-    for (FolderEntry& entry : correctness) {
-      entry.command.insert(entry.command.begin(), {tree.entry_client(), servers->prefix()});
-    }
-  } else if (servers) {
-    servers->close();  // started before the build for entries that the plan does not have
+  if (run.served && !correctness.empty()) {
+    serve_correctness_entries(run, correctness, correctness_started);
+  } else if (run.servers) {
+    run.servers->close();  // started before the build for entries that the plan does not have
   }
-  write_ctest_folder(job_entries, correctness, timeout);
+  write_ctest_folder(job_entries, correctness, run.timeout);
   const std::vector<std::string> ctest_command = phase_command(request, job_entries, "correctness", request.jobs, gpus,
-                                                              staging.path() + "/junit.xml", {"--output-on-failure"});
+                                                              run.staging.path() + "/junit.xml", {"--output-on-failure"});
   const int ctest_status =
-      entries.empty() ? 0 : run_phase("correctness", ctest_command, ctest_options, verdict_files, cases, correctness_started);
+      run.entries.empty() ? 0 : run_phase("correctness", ctest_command, ctest_options, verdict_files, cases, correctness_started);
   // Each phase's seconds as its progress counts them (from the supervisors' start on), unrounded:
   // the multi-GPU measurement divides them (scripts/gpu_scaling.py).
-  nlohmann::json phase_seconds = {{"correctness", seconds_since(correctness_started)}};
+  run.phase_seconds["correctness"] = seconds_since(correctness_started);
   // Ending while the run reads the verdicts (waited for when the run ends).
-  if (servers) servers->close();
-  if (ctest_status != 0 && ctest_status != 8) std::cerr << ctest_command.front() << " ended with status " << ctest_status << " (log: " << ctest_options.log_path << ")\n";
-  gather_slurm_outputs(request, job_entries, ctest_options.log_path, staging.path() + "/junit.xml");
+  if (run.servers) run.servers->close();
+  if (ctest_status != 0 && ctest_status != 8) {
+    std::cerr << ctest_command.front() << " ended with status " << ctest_status << " (log: " << ctest_options.log_path << ")\n";
+  }
+  gather_slurm_outputs(request, job_entries, ctest_options.log_path, run.staging.path() + "/junit.xml");
   files::remove_tree(job_entries);
   files::remove_tree(job_packs);
   std::map<std::string, std::string> unreadable;
   const std::vector<Verdict> written = read_phase_verdicts(verdict_files, unreadable);
-  std::vector<Verdict> verdicts = collect(entries, written, Job::Mode::kCheck, salt, "logs/ctest.log", unreadable);
+  run.verdicts = collect(run.entries, written, Job::Mode::kCheck, run.salt, "logs/ctest.log", unreadable);
   // The next run is planned by what these cases took (a case that never ran measured nothing).
-  costs.learn(verdicts);
+  costs.learn(run.verdicts);
   try {
     costs.write(costs_path);
   } catch (const std::exception& error) {
     std::cerr << "backendbench: warning: the cases' times were not kept for the next run: " << error.what() << "\n";
   }
-  for (Verdict& verdict : collect(unbuilt, {}, Job::Mode::kCheck, salt, "")) verdicts.push_back(std::move(verdict));
+  for (Verdict& verdict : collect(run.unbuilt, {}, Job::Mode::kCheck, run.salt, "")) run.verdicts.push_back(std::move(verdict));
+}
 
-  // Timing: ./bench on each entry (or part) of the timed suites, one benchmark per case, run by
-  // CTest too: each takes every slot of one GPU, so no other entry shares its GPU.
-  if (!request.timed_suites.empty()) {
-    std::vector<Entry> timed_entries;
-    std::vector<FolderEntry> folder;
-    std::vector<PhaseFile> bench_verdicts;
-    std::vector<std::string> bench_outputs;
-    int64_t timed = 0;
-    const bool on_cuda = runs_on == "cuda";
-    const std::string bench_folder = logs + "/bench";
-    files::remove_tree(bench_folder);
-    files::make_directories(bench_folder);
-    for (const Entry& entry : entries) {
-      if (!request.timed_suites.count(entry.suite)) continue;
-      timed_entries.push_back(entry);
-      timed += static_cast<int64_t>(entry.cases.size());
-      for (size_t k = 0; k < entry.ctest_names.size(); ++k) {
-        const std::string stem = bench_folder + "/" + std::to_string(folder.size());
-        bench_verdicts.push_back({stem + ".verdicts.jsonl", {entry.key()}});
-        bench_outputs.push_back(stem + ".benchmark.json");
-        folder.push_back({"timing/" + entry.ctest_names[k],
-                          {tree.bench_executable(),
-                           "--backendbench_job=" + job_json(job_of(entry, Job::Mode::kTime, salt, request.device, entry.part(k))),
-                           "--benchmark_out=" + bench_outputs.back(), "--benchmark_out_format=json",
-                           "--backendbench_verdicts=" + bench_verdicts.back().path},
-                          "timing;" + entry.suite + ";" + entry.op + ";" + entry.backend,
-                          entry.part_cases(k),
-                          gpus.gpus ? gpus.slots : 0,
-                          // Timed on the CPU (a C++ kernel in a CUDA run too): beside no other
-                          // ./bench, whose threads would take the cores it is timed on (on an
-                          // H200 pair a C++ relu's reference read 8 ms beside the other GPU's
-                          // ./bench, 40 us alone: a 15x speedup that was 0.08x).
-                          entry.backend_facts.runs_on_cpu(on_cuda)});
-      }
+// Timing: ./bench on each entry (or part) of the timed suites, one benchmark per case, run by
+// CTest too: each takes every slot of one GPU, so no other entry shares its GPU.
+void run_timing_phase(Run& run) {
+  const RunRequest& request = run.request;
+  const GpuPlan& gpus = run.gpus;
+  std::vector<Entry> timed_entries;
+  std::vector<FolderEntry> folder;
+  std::vector<PhaseFile> bench_verdicts;
+  std::vector<std::string> bench_outputs;
+  int64_t timed = 0;
+  const bool on_cuda = run.runs_on == "cuda";
+  const std::string bench_folder = run.logs + "/bench";
+  files::remove_tree(bench_folder);
+  files::make_directories(bench_folder);
+  for (const Entry& entry : run.entries) {
+    if (!request.timed_suites.count(entry.suite)) continue;
+    timed_entries.push_back(entry);
+    timed += static_cast<int64_t>(entry.cases.size());
+    for (size_t k = 0; k < entry.ctest_names.size(); ++k) {
+      const std::string stem = bench_folder + "/" + std::to_string(folder.size());
+      bench_verdicts.push_back({stem + ".verdicts.jsonl", {entry.key()}});
+      bench_outputs.push_back(stem + ".benchmark.json");
+      folder.push_back({"timing/" + entry.ctest_names[k],
+                        {run.tree.bench_executable(),
+                         "--backendbench_job=" + job_json(job_of(entry, Job::Mode::kTime, run.salt, request.device, entry.part(k))),
+                         "--benchmark_out=" + bench_outputs.back(), "--benchmark_out_format=json",
+                         "--backendbench_verdicts=" + bench_verdicts.back().path},
+                        "timing;" + entry.suite + ";" + entry.op + ";" + entry.backend,
+                        entry.part_cases(k),
+                        gpus.gpus ? gpus.slots : 0,
+                        // Timed on the CPU (a C++ kernel in a CUDA run too): beside no other
+                        // ./bench, whose threads would take the cores it is timed on (on an
+                        // H200 pair a C++ relu's reference read 8 ms beside the other GPU's
+                        // ./bench, 40 us alone: a 15x speedup that was 0.08x).
+                        entry.backend_facts.runs_on_cpu(on_cuda)});
     }
-    const std::string timing_entries = logs + "/timing";
-    write_ctest_folder(timing_entries, folder, timeout);
-    ProcessOptions bench_options = environment;
-    bench_options.log_path = logs + "/bench.log";
-    files::remove_tree(bench_options.log_path);
-    // One ./bench per GPU at once, one timed on the CPU alone; in a CPU run one at a time.
-    const int timing_jobs = on_cuda && gpus.gpus ? std::min(request.jobs, gpus.gpus) : 1;  // per Slurm task too
-    const std::vector<std::string> bench_command = phase_command(request, timing_entries, "timing", timing_jobs, gpus, "", {"-V"});
-    const auto timing_started = Clock::now();
-    const int bench_status = folder.empty() ? 0 : run_phase("timing", bench_command, bench_options, bench_verdicts, timed, timing_started);
-    phase_seconds["timing"] = seconds_since(timing_started);
-    if (bench_status != 0 && bench_status != 8) std::cerr << bench_command.front() << " (timing) ended with status " << bench_status << " (log: " << bench_options.log_path << ")\n";
-    gather_slurm_outputs(request, timing_entries, bench_options.log_path, "");
-    std::map<std::string, std::string> timed_unreadable;
-    const std::vector<Verdict> timed_written = read_phase_verdicts(bench_verdicts, timed_unreadable);
-    for (Verdict& verdict : collect(timed_entries, timed_written, Job::Mode::kTime, salt, "logs/bench.log", timed_unreadable)) {
-      verdicts.push_back(std::move(verdict));
-    }
-    for (const Entry& entry : unbuilt) {
-      if (!request.timed_suites.count(entry.suite)) continue;
-      for (Verdict& verdict : collect({entry}, {}, Job::Mode::kTime, salt, "")) verdicts.push_back(std::move(verdict));
-    }
-    if (!folder.empty()) write_whole(staging.path() + "/benchmark.json", merged_benchmark_json(bench_outputs));
-    files::remove_tree(timing_entries);
-    files::remove_tree(bench_folder);
   }
+  const std::string timing_entries = run.logs + "/timing";
+  write_ctest_folder(timing_entries, folder, run.timeout);
+  ProcessOptions bench_options = run.environment;
+  bench_options.log_path = run.logs + "/bench.log";
+  files::remove_tree(bench_options.log_path);
+  // One ./bench per GPU at once, one timed on the CPU alone; in a CPU run one at a time.
+  const int timing_jobs = on_cuda && gpus.gpus ? std::min(request.jobs, gpus.gpus) : 1;  // per Slurm task too
+  const std::vector<std::string> bench_command = phase_command(request, timing_entries, "timing", timing_jobs, gpus, "", {"-V"});
+  const auto timing_started = Clock::now();
+  const int bench_status = folder.empty() ? 0 : run_phase("timing", bench_command, bench_options, bench_verdicts, timed, timing_started);
+  run.phase_seconds["timing"] = seconds_since(timing_started);
+  if (bench_status != 0 && bench_status != 8) {
+    std::cerr << bench_command.front() << " (timing) ended with status " << bench_status << " (log: " << bench_options.log_path << ")\n";
+  }
+  gather_slurm_outputs(request, timing_entries, bench_options.log_path, "");
+  std::map<std::string, std::string> timed_unreadable;
+  const std::vector<Verdict> timed_written = read_phase_verdicts(bench_verdicts, timed_unreadable);
+  for (Verdict& verdict : collect(timed_entries, timed_written, Job::Mode::kTime, run.salt, "logs/bench.log", timed_unreadable)) {
+    run.verdicts.push_back(std::move(verdict));
+  }
+  for (const Entry& entry : run.unbuilt) {
+    if (!request.timed_suites.count(entry.suite)) continue;
+    for (Verdict& verdict : collect({entry}, {}, Job::Mode::kTime, run.salt, "")) run.verdicts.push_back(std::move(verdict));
+  }
+  if (!folder.empty()) write_whole(run.staging.path() + "/benchmark.json", merged_benchmark_json(bench_outputs));
+  files::remove_tree(timing_entries);
+  files::remove_tree(bench_folder);
+}
 
-  // The results folder, written whole.
-  nlohmann::json run = {{"schema", "backendbench-run"},
-                        {"version", 1},
-                        {"command", command_line},
-                        {"started", started},
-                        {"seconds", seconds_since(start)},
-                        {"suites", suite_names},
-                        {"backends", backend_labels},
-                        {"kernels_label", request.kernels_label.empty() ? "directory" : request.kernels_label},
-                        {"kernels_directory", request.kernels_directory},
-                        {"op_libraries", request.op_libraries},
-                        {"ops", request.ops},
-                        {"topn", request.topn},
-                        {"device", runs_on},
-                        {"timed_suites", request.timed_suites},
-                        {"p", request.p},
-                        {"salt", salt_text(salt)},
-                        {"sandboxed", request.sandbox},
-                        {"kernels_must_compute", request.kernels_must_compute},
-                        {"build_directory", request.build},
-                        {"working_directory", working_directory()},
-                        {"versions", versions(tree)}};
-  if (request.slurm) run["slurm"] = {{"tasks", request.slurm->tasks}, {"gpus_per_task", request.slurm->gpus_per_task}};
-  if (gpus.gpus) run["gpu_slots"] = gpus.slots;
-  run["phase_seconds"] = phase_seconds;
+// run.json: what was run, where, with what, how long each phase took, and the scores.
+nlohmann::json run_json(const Run& run) {
+  const RunRequest& request = run.request;
+  nlohmann::json described = {{"schema", "backendbench-run"},
+                              {"version", 1},
+                              {"command", run.command_line},
+                              {"started", run.started},
+                              {"seconds", seconds_since(run.start)},
+                              {"suites", run.suite_names},
+                              {"backends", run.backend_labels},
+                              {"kernels_label", request.kernels_label.empty() ? "directory" : request.kernels_label},
+                              {"kernels_directory", request.kernels_directory},
+                              {"op_libraries", request.op_libraries},
+                              {"ops", request.ops},
+                              {"topn", request.topn},
+                              {"device", run.runs_on},
+                              {"timed_suites", request.timed_suites},
+                              {"p", request.p},
+                              {"salt", salt_text(run.salt)},
+                              {"sandboxed", request.sandbox},
+                              {"kernels_must_compute", request.kernels_must_compute},
+                              {"build_directory", request.build},
+                              {"working_directory", working_directory()},
+                              {"versions", versions(run.tree)}};
+  if (request.slurm) described["slurm"] = {{"tasks", request.slurm->tasks}, {"gpus_per_task", request.slurm->gpus_per_task}};
+  if (run.gpus.gpus) described["gpu_slots"] = run.gpus.slots;
+  described["phase_seconds"] = run.phase_seconds;
   // The kernels that did not compile (findings.h's reproduce_command: how to see why again).
-  run["kernels_not_compiled"] = nlohmann::json::array();
-  for (const auto& [source, message] : broken) run["kernels_not_compiled"].push_back(source);
-  run["kernel_problems"] = kernel_problems_json(problems);
-  std::string lines;
-  for (const Verdict& verdict : verdicts) lines += verdict_json(verdict) + "\n";
-  write_whole(staging.path() + "/verdicts.jsonl", lines);
-  write_original_files(staging.path(), original_files(verdicts, command_line, request.p, backend_names(run)));
-  run["scores"] = group_scores(verdicts, run, request.p);
-  if (generation) {
+  described["kernels_not_compiled"] = nlohmann::json::array();
+  for (const auto& [source, message] : run.broken) described["kernels_not_compiled"].push_back(source);
+  described["kernel_problems"] = kernel_problems_json(run.problems);
+  described["scores"] = group_scores(run.verdicts, described, request.p);
+  if (run.generation) {
     const GenerationChoice& choice = *request.generation;
-    nlohmann::json described = generation_json(generation->result);
-    described["backend"] = choice.backend;
-    described["client"] = generation->client;
-    described["api"] = model_api_name(choice.model.api);
-    described["model"] = choice.model.model;
-    described["language"] = kernel_language_name(choice.language);
-    described["rounds"] = choice.limits.rounds;
-    described["workers"] = choice.limits.workers;
-    described["concurrency"] = choice.limits.concurrency;
-    described["select"] = choice.limits.first_correct_wins ? "first" : "best";
-    described["feedback_salt"] = salt_text(generation->feedback_salt);
-    described["holdout_salt"] = salt_text(salt);
-    for (nlohmann::json& op : described["operators"]) op["holdout"] = holdout_of(verdicts, op.value("operator", ""));
-    run["generation"] = described;
+    nlohmann::json generation = generation_json(run.generation->result);
+    generation["backend"] = choice.backend;
+    generation["client"] = run.generation->client;
+    generation["api"] = model_api_name(choice.model.api);
+    generation["model"] = choice.model.model;
+    generation["language"] = kernel_language_name(choice.language);
+    generation["rounds"] = choice.limits.rounds;
+    generation["workers"] = choice.limits.workers;
+    generation["concurrency"] = choice.limits.concurrency;
+    generation["select"] = choice.limits.first_correct_wins ? "first" : "best";
+    generation["feedback_salt"] = salt_text(run.generation->feedback_salt);
+    generation["holdout_salt"] = salt_text(run.salt);
+    for (nlohmann::json& op : generation["operators"]) op["holdout"] = holdout_of(run.verdicts, op.value("operator", ""));
+    described["generation"] = generation;
   }
-  write_whole(staging.path() + "/run.json", run.dump(1) + "\n");
-  write_whole(staging.path() + "/report.html",
-              report_html(report_data(verdicts, run), where.templates_directory, read_text(where.plotly_js_path)));
-  for (const char* log : {"configure.log", "build.log", "ctest.log", "bench.log"}) {
-    if (exists(logs + "/" + log)) write_whole(staging.path() + "/logs/" + log, read_text(logs + "/" + log));
-  }
-  staging.move_to(request.out);
+  return described;
+}
 
-  print_scores(verdicts, run);
-  if (generation) print_generation(run["generation"]);
-  if (!problems.empty()) {
-    std::cout << "\nkernel folder problems (" << problems.size() << ", also in run.json and the report):\n";
-    for (const model::KernelProblem& problem : problems) std::cout << "  " << problem.diagnostic.str() << "\n";
+// The results folder, written whole in the staging folder and moved into place: the verdicts,
+// BackendBench's files, run.json, the report and the logs.
+nlohmann::json write_results(Run& run) {
+  std::string lines;
+  for (const Verdict& verdict : run.verdicts) lines += verdict_json(verdict) + "\n";
+  write_whole(run.staging.path() + "/verdicts.jsonl", lines);
+  nlohmann::json described = run_json(run);
+  write_original_files(run.staging.path(), original_files(run.verdicts, run.command_line, run.request.p, backend_names(described)));
+  write_whole(run.staging.path() + "/run.json", described.dump(1) + "\n");
+  write_whole(run.staging.path() + "/report.html",
+              report_html(report_data(run.verdicts, described), run.where.templates_directory, read_text(run.where.plotly_js_path)));
+  for (const char* log : {"configure.log", "build.log", "ctest.log", "bench.log"}) {
+    if (exists(run.logs + "/" + log)) write_whole(run.staging.path() + "/logs/" + log, read_text(run.logs + "/" + log));
   }
-  std::cout << "\nresults: " << request.out << "\nreport:  " << request.out << "/report.html\n";
-  if (!problems.empty()) return 1;
-  for (const Verdict& verdict : verdicts) {
+  run.staging.move_to(run.request.out);
+  return described;
+}
+
+// The scores and where the results are; the exit status: 1 when a case failed or the kernel
+// folder had a problem.
+int report_run(const Run& run, const nlohmann::json& described) {
+  print_scores(run.verdicts, described);
+  if (run.generation) print_generation(described["generation"]);
+  if (!run.problems.empty()) {
+    std::cout << "\nkernel folder problems (" << run.problems.size() << ", also in run.json and the report):\n";
+    for (const model::KernelProblem& problem : run.problems) std::cout << "  " << problem.diagnostic.str() << "\n";
+  }
+  std::cout << "\nresults: " << run.request.out << "\nreport:  " << run.request.out << "/report.html\n";
+  if (!run.problems.empty()) return 1;
+  for (const Verdict& verdict : run.verdicts) {
     if (verdict.status == Verdict::Status::kFailed) return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+// A run's phases, in order: what it is, the kernel folder's problems left out, the build tree
+// configured, kernels generated (a generating backend), the GPUs and processes planned, served
+// supervisors started beside the build, the build, the entries planned, correctness, timing, the
+// results folder, the report.
+int run_command(const RunRequest& given, const std::string& command_line) {
+  Run run(given, command_line);
+  announce_run(run);
+  leave_out_kernel_folder_problems(run);
+  configure_tree(run.tree, run.selection, run.logs);
+  if (run.request.generation && !generate_kernels_phase(run)) return 3;
+  plan_gpus_and_processes(run);
+  start_servers_before_the_build(run);
+  if (!build_targets(run)) return 3;
+  plan_entries(run);
+  run_correctness_phase(run);
+  if (!run.request.timed_suites.empty()) run_timing_phase(run);
+  const nlohmann::json described = write_results(run);
+  return report_run(run, described);
 }
 
 int reward_command(const RewardArguments& given) {
