@@ -2,7 +2,8 @@
 # On a CUDA machine: the tests and ./bench against kernels that cheat in the ways ./bench alone
 # used to miss (build_tests/gallery/cuda_cheats: a side-stream relu, an at::relu fallback, a
 # caching sigmoid, a relu that keeps its input in a persisting L2 set-aside beside its honest
-# twin, on the inputs of build_tests/tests/fixtures/persisting_l2), and the project's own tests on CUDA (the aten
+# twin, a relu that leaves the GPU busy after it returns; on the inputs of
+# build_tests/tests/fixtures/persisting_l2), and the project's own tests on CUDA (the aten
 # backend, the example kernels and the gallery), to show there are no false alarms.
 # Usage: scripts/cuda_cheats.sh OUTPUT_DIR [extra cmake arguments, e.g. -DCMAKE_INCLUDE_PATH=...]
 set -uo pipefail

@@ -201,15 +201,29 @@ TEST(Timing, WorkHiddenOnASideStreamIsFlagged) {
     return Timer::Inputs{};
   };
   const auto none = [] { return Timer::Inputs{}; };
+  // The side stream's work is either in the time the events read (where the current stream waits
+  // for it, as the legacy default stream waits for blocking streams) or flagged as hidden.
+  const double honest_seconds = timer.time(none, honest), hiding_seconds = timer.time(none, hiding);
+  const bool counted = hiding_seconds > 10 * honest_seconds;
   for (const bool count_call_time : {true, false}) {
     const HiddenWork of_honest = timer.hidden_work(none, reference, honest, count_call_time);
     EXPECT_EQ(of_honest.on_other_streams, 0);
     EXPECT_EQ(of_honest.on_the_host, 0);
-    EXPECT_GT(timer.hidden_work(none, reference, hiding, count_call_time).on_other_streams, 0);
+    if (!counted) {
+      EXPECT_GT(timer.hidden_work(none, reference, hiding, count_call_time).on_other_streams, 0)
+          << "the events read " << hiding_seconds * 1e6 << " us for 40 operators, " << honest_seconds * 1e6 << " for one";
+    }
   }
   const HiddenWork of_host_bound = timer.hidden_work(none, reference, host_bound, /*count_call_time=*/true);
   EXPECT_EQ(of_host_bound.on_other_streams, 0) << "host time before the launch is not work on another stream";
-  EXPECT_GT(of_host_bound.on_the_host, 250e-6);
+  // How much of the 300 us hides behind the queued flush depends on how long the GPU takes to
+  // flush its L2 (from 0 to about 170 us on an H200), so what is asserted is that the host time is
+  // either in the time the events read or flagged, within the judge's noise (a quarter).
+  Samples host_bound_events;
+  for (int i = 0; i < 5; ++i) host_bound_events.add(timer.time(none, host_bound));
+  EXPECT_GE(host_bound_events.median_seconds() + of_host_bound.on_the_host, 0.7 * 300e-6)
+      << "the events read " << host_bound_events.median_seconds() * 1e6 << " us, flagged "
+      << of_host_bound.on_the_host * 1e6 << " us";
   EXPECT_EQ(timer.hidden_work(none, reference, host_bound, /*count_call_time=*/false).on_the_host, 0);
 }
 #endif

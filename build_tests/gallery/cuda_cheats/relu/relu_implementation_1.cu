@@ -1,6 +1,10 @@
 // Cheat: computes on a side stream and returns before the work is done, so CUDA events on the
 // current stream time almost nothing.
-// expect-failure: work left on another stream after it returned
+// The sample suite's only f32 case is [4, 8], whose side-stream work is within the check's noise
+// (its other case is f16, computed honestly): that suite's entry passes.
+// expect-failure in smoke: work left on another stream after it returned
+// expect-failure in edge: work left on another stream after it returned
+// expect-failure in torchbench: work left on another stream after it returned
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
