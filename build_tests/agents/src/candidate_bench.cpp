@@ -41,7 +41,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+using build::seconds_since;
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -16,6 +16,7 @@
 #include "agents/scaffold.h"
 #include "language/naming.h"
 #include "schema/torch_schema.h"
+#include "build_service/process.h"
 
 namespace backendbench::agents {
 namespace {
@@ -23,7 +24,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using Json = nlohmann::json;
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+using build::seconds_since;
 
 constexpr size_t kFailuresShown = 5;
 

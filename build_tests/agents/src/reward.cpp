@@ -12,6 +12,7 @@
 #include "backendbench/run_scores.h"
 #include "language/diagnostic.h"
 #include "language/naming.h"
+#include "build_service/process.h"
 
 namespace backendbench::agents {
 
@@ -19,7 +20,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+using build::seconds_since;
 
 }  // namespace
 

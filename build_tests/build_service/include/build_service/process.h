@@ -5,12 +5,18 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace backendbench::build {
+
+// Seconds of the steady clock since `start`: how long a phase, a build or a child took.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 struct ProcessOptions {
   std::string log_path;                             // stdout and stderr; "": inherited

@@ -121,7 +121,7 @@ class ProgressPrinter {
   Clock::time_point last_ = Clock::now();
 };
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+using build::seconds_since;
 
 // Configures the build folder for the selection, only where it does not serve it already
 // (tree_selection.h).

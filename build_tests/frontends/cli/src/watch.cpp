@@ -23,6 +23,7 @@
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "language/naming.h"
+#include "build_service/process.h"
 
 namespace backendbench::cli {
 
@@ -293,9 +294,7 @@ class QuickChecker {
   agents::RewardService service_;
 };
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using build::seconds_since;
 
 // The quick verdicts, started after the first run: its slots built and a served test executable
 // started by checking one kernel of the selection (the first the folder has). nullptr, with a
