@@ -80,8 +80,8 @@ inline Verdict verdict_of(const std::string& case_name, bool passed, double spee
 
 // A run as run.json describes it, started in /home/me/project.
 inline const nlohmann::json kRunHere = {{"build_directory", "/home/me/project/build"},
-                                 {"kernels_directory", "/home/me/project/my kernels"},
-                                 {"working_directory", "/home/me/project"},
-                                 {"device", "cpu"}};
+                                        {"kernels_directory", "/home/me/project/my kernels"},
+                                        {"working_directory", "/home/me/project"},
+                                        {"device", "cpu"}};
 
 }  // namespace backendbench::cli::test
