@@ -6,10 +6,12 @@ to between samples, impl4 rewrites its worker's time answers on the protocol's d
 samples cut to a fifth), impl6 starts spinning threads at load that rest only during its own calls
 (slowing its worker's reference, and the supervisor's if it were not stopped while the supervisor
 times), impl7 one such thread only (its reference slowed 1.5-2x, within what the bound on the
-worker's reference alone allows), impl3 is their honest twin. Each case of each cheat must either fail as
+worker's reference alone allows), impl8 keeps its outputs in a cache keyed on a fingerprint of
+the input values (the checks' draws are the values timed next, so every timed call after a value
+set's first is a lookup), impl3 is their honest twin. Each case of each cheat must either fail as
 timing_disagrees (its worker's time disagrees with the supervisor's clock over its calls back to
 back) or pass with a speedup no more than kAllowed times the honest twin's on the same case (the
-forgeries claim 5x and more). The honest twin passes every case, and impl1's and impl4's forged times on
+forgeries claim 5x and more). The honest twin passes every case, and impl1's, impl4's and impl8's forged times on
 the 2048x2048 case (a call of a millisecond, claimed at a fifth of it: over 100 us) fail it, or are
 counted by the supervisor's clock (back_to_back_time; or,
 while other processes take the cores, pass flagged speedup_uncertain counting no gain). Every
@@ -72,9 +74,9 @@ for case in cases:
     check(honest is not None and honest[0] != "error" and honest[1], f"{case}: the honest twin passes ({honest})")
     if not honest or honest[0] == "error" or not honest[1]:
         continue
-    for impl in ("impl1", "impl2", "impl4", "impl6", "impl7"):
+    for impl in ("impl1", "impl2", "impl4", "impl6", "impl7", "impl8"):
         got = results.get((case, impl))
-        if impl in ("impl1", "impl4") and case.startswith("f32_2048x2048"):
+        if impl in ("impl1", "impl4", "impl8") and case.startswith("f32_2048x2048"):
             # Or it is counted by the supervisor's clock (under 4x the speedup back to back, on a
             # CPU); or, where other processes took the cores meanwhile (the suite's other tests),
             # it passes flagged speedup_uncertain and counts no gain.

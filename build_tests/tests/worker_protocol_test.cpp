@@ -337,13 +337,13 @@ TEST(KeptDraws, ADrawIsHandedOverOnceAsMadeAndAnotherCaseDropsIt) {
   ASSERT_TRUE(kept.take("case b", 0).has_value());
 }
 
-TEST(BackToBack, EnoughCallsToLastTheirTimeAndNoMoreCopiesThanTheirBound) {
-  EXPECT_EQ(back_to_back_calls(100e-6, 0), 250);                    // 25 ms of calls
-  EXPECT_EQ(back_to_back_calls(10e-3, 0), kLeastBackToBackCalls);   // long calls: the least
-  EXPECT_EQ(back_to_back_calls(1e-9, 0), kMostBackToBackCalls);     // a claim of nothing: the most
-  EXPECT_EQ(back_to_back_calls(0, 0), kMostBackToBackCalls);
-  EXPECT_EQ(back_to_back_calls(100e-6, kBackToBackCopyBytes / 10), 10);  // fresh copies fit 10 times
-  EXPECT_EQ(back_to_back_calls(100e-6, kBackToBackCopyBytes * 2), 2);    // at least 2
+TEST(BackToBack, EnoughCallsToLastTheirTimeAndNoMoreDrawsThanTheirBound) {
+  EXPECT_EQ(back_to_back_calls(100e-6, 0), 250);                            // 25 ms of calls
+  EXPECT_EQ(back_to_back_calls(10e-3, 0), kLeastBackToBackCalls);           // long calls: the least
+  EXPECT_EQ(back_to_back_calls(1e-9, 0), kMostDistinctBackToBackCalls);     // a claim of nothing: the most
+  EXPECT_EQ(back_to_back_calls(0, 0), kMostDistinctBackToBackCalls);
+  EXPECT_EQ(back_to_back_calls(100e-6, kBackToBackDrawBytes / 10), 10);     // a draw a call: 10 fit
+  EXPECT_EQ(back_to_back_calls(100e-6, kBackToBackDrawBytes * 2), 2);       // at least 2
 }
 
 TEST(BackToBack, OnCudaTheAllowanceIsTheClaimAndAFewPerCentOnLongCalls) {

@@ -257,14 +257,13 @@ json answer_time(const json& header, const std::vector<char>& payload, std::vect
   return answer;
 }
 
-// The calls a `prepare_run` made ready for the `run` that follows: one stack of inputs each (the
-// value sets in turn; fresh copies for an operator that writes its inputs), made before the
-// supervisor's clock starts.
+// The calls a `prepare_run` made ready for the `run` that follows: one stack of inputs each, a
+// draw of its own (its recipe's draw plus the call's index), made before the supervisor's clock
+// starts.
 struct PreparedRun {
   BoundCall call;
   c10::Device device;
   std::vector<std::vector<c10::IValue>> inputs;
-  size_t value_sets = 1;
 };
 
 std::optional<PreparedRun>& prepared_run() {
@@ -278,24 +277,26 @@ std::vector<c10::IValue>& last_run_outputs() {
   return *outputs;
 }
 
-json answer_prepare_run(const json& header, const std::vector<char>& payload) {
+json answer_prepare_run(const json& header) {
   const auto [backend, op, device] = call_target(header);
-  std::vector<std::vector<c10::IValue>> value_sets = value_sets_of(header, payload, op, device, /*take_kept=*/false);
   const json calls = header.value("calls", json());
-  if (value_sets.empty() || !calls.is_number_unsigned() || calls.get<int64_t>() < 1 || calls.get<int64_t>() > worker::kMostBackToBackCalls) {
-    throw std::runtime_error("a 'prepare_run' without value sets, or without a count of calls from 1 to " +
+  const json recipes = header.value("value_sets", json());
+  if (!calls.is_number_unsigned() || calls.get<int64_t>() < 1 || calls.get<int64_t>() > worker::kMostBackToBackCalls ||
+      !recipes.is_array() || recipes.size() != 1) {
+    throw std::runtime_error("a 'prepare_run' without the first call's recipe, or without a count of calls from 1 to " +
                              std::to_string(worker::kMostBackToBackCalls));
   }
-  const bool writes_inputs =
-      !written_arguments(op.schema(), facts_of(header.value("operator", "")).unannotated_writes).empty();
   prepared_run().reset();
   last_run_outputs().clear();
-  PreparedRun prepared{backend.bind(op, value_sets[0], device), device, {}, value_sets.size()};
+  json drawn = recipes.at(0);
+  const int first = drawn.at("draw").get<int>();
+  std::vector<std::vector<c10::IValue>> inputs;
   for (int64_t i = 0; i < calls.get<int64_t>(); ++i) {
-    const std::vector<c10::IValue>& set = value_sets[static_cast<size_t>(i) % value_sets.size()];
-    prepared.inputs.push_back(writes_inputs ? clone_inputs(set) : set);
+    drawn["draw"] = first + static_cast<int>(i);
+    inputs.push_back(drawn_inputs(drawn, op, device));
   }
-  synchronize_all_devices();  // the copies are made before the clock starts
+  PreparedRun prepared{backend.bind(op, inputs.at(0), device), device, std::move(inputs)};
+  synchronize_all_devices();  // the inputs are made before the clock starts
   prepared_run() = std::move(prepared);
   return response_header();
 }
@@ -323,7 +324,7 @@ json answer_run(bool& fatal) {
     fatal = prepared.device.is_cuda() && std::string(error.what()).find("CUDA") != std::string::npos;
     return answer;
   }
-  answer["value_set"] = (prepared.inputs.size() - 1) % prepared.value_sets;
+  answer["value_set"] = prepared.inputs.size() - 1;  // the last call's draw, counted from the first's
   last_run_outputs() = std::move(last);
   return answer;
 }
@@ -486,7 +487,7 @@ int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int devic
       } else if (kind == "time") {
         answer = answer_time(header, request->payload, payload, exports, fatal);
       } else if (kind == "prepare_run") {
-        answer = answer_prepare_run(header, request->payload);
+        answer = answer_prepare_run(header);
       } else if (kind == "run") {
         answer = answer_run(fatal);
       } else if (kind == "run_output") {

@@ -26,6 +26,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <random>
 #include <set>
 #include <sstream>
 #include <nlohmann/json.hpp>
@@ -240,23 +241,37 @@ std::string judge_timed_outputs(const json& measurement, const std::vector<char>
   return "";
 }
 
-// Seconds of one run of `calls` calls of the reference back to back in this process, on the
-// value sets in turn (fresh copies, made first, for an operator that writes its inputs), every
-// device synchronised before and after: the reference's side of the speedup both sides get back
-// to back (bound_by_back_to_back runs it in turns with the kernel's and keeps the fastest).
-double reference_back_to_back(const c10::OperatorHandle& handle, c10::Device device, SupervisorValues& values,
-                              int64_t calls, bool writes_inputs, pid_t timed_worker) {
-  const BoundCall reference = backends().reference().bind(handle, values.inputs(0), device);
-  const processes::Stopped quiet({timed_worker});  // as supervisor_reference
-  std::vector<std::vector<c10::IValue>> stacks;
+// The inputs of one back-to-back run: a draw of its own for every call, from
+// kBackToBackFirstDraw on, under a salt drawn here for this run alone (kernel_workers.h): values
+// the kernel never saw, which the worker makes from the first's recipe (prepare_run).
+struct BackToBackDraws {
+  InputDraw first;
+  std::vector<std::vector<c10::IValue>> inputs;  // one stack a call, made as the worker makes them
+};
+
+BackToBackDraws back_to_back_draws(const c10::OperatorHandle& handle, c10::Device device, const CaseSpec& spec,
+                                   int64_t calls) {
+  std::random_device entropy;
+  const uint64_t salt = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
+  BackToBackDraws made{InputDraw{&spec, kBackToBackFirstDraw, salt}, {}};
   for (int64_t i = 0; i < calls; ++i) {
-    const std::vector<c10::IValue>& set = values.inputs(static_cast<size_t>(i) % values.count());
-    stacks.push_back(writes_inputs ? clone_inputs(set) : set);
+    made.inputs.push_back(materialize(handle.schema(), spec, device, kBackToBackFirstDraw + static_cast<int>(i), salt));
   }
+  return made;
+}
+
+// Seconds of one run of the reference back to back in this process, a call on each stack of
+// `inputs` (which it takes), every device synchronised before and after: the reference's side of
+// the speedup both sides get back to back (bound_by_back_to_back runs it in turns with the
+// kernel's and keeps the fastest).
+double reference_back_to_back(const c10::OperatorHandle& handle, c10::Device device,
+                              std::vector<std::vector<c10::IValue>> inputs, pid_t timed_worker) {
+  const BoundCall reference = backends().reference().bind(handle, inputs.at(0), device);
+  const processes::Stopped quiet({timed_worker});  // as supervisor_reference
   std::vector<c10::IValue> last;
   synchronize_all_devices();
   const auto started = std::chrono::steady_clock::now();
-  for (std::vector<c10::IValue>& stack : stacks) {
+  for (std::vector<c10::IValue>& stack : inputs) {
     last.clear();  // as the kernel's run (answer_run)
     last = reference(std::move(stack));
   }
@@ -269,8 +284,7 @@ double reference_back_to_back(const c10::OperatorHandle& handle, c10::Device dev
 // adds its error, or counts the back-to-back figures, in `measured`.
 void bound_by_back_to_back(Measurement& measured, const std::string& op_display, const c10::OperatorHandle& handle,
                            const Backend& backend, c10::Device device, SupervisorValues& values,
-                           const std::vector<std::vector<c10::IValue>>& value_sets, const std::vector<InputDraw>& drawn_from,
-                           const std::string& where) {
+                           const std::vector<InputDraw>& drawn_from, const std::string& where) {
   TimingFigures& f = measured.figures;
   const double claimed = f.kernel_us / 1e6;
   // On CUDA only a case whose calls last kBoundedCallSeconds or more, by the kernel's claim or the
@@ -278,14 +292,12 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
   // launches, not by their work (on the H200, 101 of the 874 timed cases of the 914-case subset,
   // honest kernels of several launches, read 0.55x their paired speedup back to back).
   if (device.is_cuda() && std::max(claimed, f.reference_us / 1e6) < kBoundedCallSeconds) return;
-  const bool writes_inputs = !written_arguments(handle.schema(), facts_of(op_display).unannotated_writes).empty();
-  const int64_t calls = back_to_back_calls(claimed, writes_inputs ? stack_bytes(values.inputs(0)) : 0);
+  if (drawn_from.empty()) throw std::runtime_error("a timed case without its draws' recipes: no calls back to back can be drawn");
+  const CaseSpec& spec = *drawn_from.front().spec;
+  const int64_t calls = back_to_back_calls(claimed, stack_bytes(values.inputs(0)));
   const std::string label = backend.name() + " (" + backend.source() + ")";
   WorkerPoolRequests pool;
   const WorkerPoolRequests::Key key = WorkerPoolRequests::key_of(backend, device);
-  json prepare = call_request("prepare_run", op_display, backend.name(), handle, device);
-  prepare["calls"] = calls;
-  const std::vector<char> sets_payload = put_value_sets(prepare, value_sets, drawn_from);
   const auto fail_on = [](const json& answer) {
     if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
   };
@@ -299,19 +311,26 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
   };
   for (int attempt = 0; attempt < kBackToBackTries && !within_claim() && (attempt == 0 || verdict() != BackToBack::kAgrees);
        ++attempt) {
-    fail_on(pool.request(key, prepare, sets_payload, nullptr));
+    // Fresh draws for every run: a run's values seen once are never timed again.
+    BackToBackDraws draws = back_to_back_draws(handle, device, spec, calls);
+    json prepare = call_request("prepare_run", op_display, backend.name(), handle, device);
+    prepare["calls"] = calls;
+    prepare["value_sets"] = json::array({draw_json(draws.first)});
+    fail_on(pool.request(key, prepare, {}, nullptr));
     const auto started = std::chrono::steady_clock::now();
     const json ran = pool.request(key, request_header("run"), {}, nullptr);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     fail_on(ran);
-    // The last call ran on the value set the order of calls gives; the worker must say the same.
-    const size_t set = static_cast<size_t>(calls - 1) % values.count();
-    if (ran.value("value_set", json()) != json(set) || !ran.contains("digests")) {
+    // The last call ran on the last draw; the worker must say the same.
+    if (ran.value("value_set", json()) != json(calls - 1) || !ran.contains("digests")) {
       throw std::runtime_error("the kernel worker's answer to 'run' is malformed: no digests, or not the last call's value set");
     }
     const std::vector<int64_t> digests = ran.at("digests").get<std::vector<int64_t>>();
+    const std::vector<std::vector<c10::IValue>> last_inputs = {draws.inputs.back()};
+    const std::vector<InputDraw> given;  // the values above, not recipes
+    SupervisorValues last(op_display, handle, device, last_inputs, given, nullptr);
     std::vector<char> payload;
-    const uint64_t expected_bytes = stack_bytes(values.reference(set));
+    const uint64_t expected_bytes = stack_bytes(last.reference(0));
     fail_on(pool.request(key, request_header("run_output"), {}, &payload, kAnswerSlackBytes + kAnswerMultiple * expected_bytes));
     const std::vector<c10::IValue> outputs = worker::load_values(payload, device.is_cuda() ? &pool.gpu_imports(key.second) : nullptr);
     if (outputs.size() != 1 || !outputs[0].isTuple()) throw std::runtime_error("the kernel worker's run outputs are malformed");
@@ -323,7 +342,7 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
                                 "what it then sent (their digests differ): the work was not done when the supervisor's clock stopped");
       return;
     }
-    const Comparison comparison = values.compare(set, got);
+    const Comparison comparison = last.compare(0, got);
     if (!comparison.equal) {
       measured.flags.push_back("wrong_when_timed");
       measured.errors.push_back(label + " on " + where + ": right when checked but wrong when called back to back: " +
@@ -335,7 +354,8 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     // The reference's run right after the kernel's, in turns: a busy machine slows both alike
     // (timed apart, on the 2-core machine under the full suite, an honest relu read 0.98x paired
     // and 0.40x back to back, its reference's runs in a quiet moment and its own in a busy one).
-    fastest_reference = std::min(fastest_reference, reference_back_to_back(handle, device, values, calls, writes_inputs, pool.worker_pid(key)));
+    // It takes the draws' inputs: each call's are its own, so one that writes them needs no copy.
+    fastest_reference = std::min(fastest_reference, reference_back_to_back(handle, device, std::move(draws.inputs), pool.worker_pid(key)));
   }
   if (within_claim()) return;
   const double per_call = fastest / static_cast<double>(calls), reference_per_call = fastest_reference / static_cast<double>(calls);
@@ -433,7 +453,7 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
   const auto bound_below = [&] {
     if (!measured.errors.empty()) return;
     const auto bound_started = std::chrono::steady_clock::now();
-    bound_by_back_to_back(measured, op_display, handle, backend, device, values, value_sets, drawn_from, where);
+    bound_by_back_to_back(measured, op_display, handle, backend, device, values, drawn_from, where);
     measured.bound_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - bound_started).count();
   };
   // The reference as the worker timed it runs in the kernel's process, where a kernel can slow
@@ -485,10 +505,10 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
 
 }  // namespace
 
-int64_t back_to_back_calls(double claimed_seconds, uint64_t written_bytes) {
-  double calls = claimed_seconds > 0 ? std::ceil(kBackToBackSeconds / claimed_seconds) : static_cast<double>(kMostBackToBackCalls);
-  calls = std::clamp(calls, static_cast<double>(kLeastBackToBackCalls), static_cast<double>(kMostBackToBackCalls));
-  if (written_bytes > 0) calls = std::min(calls, std::max(2.0, std::floor(static_cast<double>(kBackToBackCopyBytes) / written_bytes)));
+int64_t back_to_back_calls(double claimed_seconds, uint64_t input_bytes) {
+  double calls = claimed_seconds > 0 ? std::ceil(kBackToBackSeconds / claimed_seconds) : static_cast<double>(kMostDistinctBackToBackCalls);
+  calls = std::clamp(calls, static_cast<double>(kLeastBackToBackCalls), static_cast<double>(kMostDistinctBackToBackCalls));
+  if (input_bytes > 0) calls = std::min(calls, std::max(2.0, std::floor(static_cast<double>(kBackToBackDrawBytes) / input_bytes)));
   return static_cast<int64_t>(calls);
 }
 

@@ -9,9 +9,11 @@
 //   call        inputs → the outputs, the inputs after the call, what the call's process saw
 //   time        the case's value sets → the interleaved samples measured in the worker, and
 //               each batch's last kernel outputs (TimedOutputSampler) for the supervisor to judge
-//   prepare_run the value sets and a count → (nothing): the inputs of that many calls, made ready
-//   run         → the digests of the last outputs (output_digests), once the calls made ready
-//               ran back to back and every device is synchronised; the supervisor times it
+//   prepare_run the first call's recipe and a count → (nothing): the inputs of that many calls,
+//               each a draw of its own (the recipe's draw plus the call's index), made ready
+//   run         → the digests of the last outputs (output_digests) and the last call's index
+//               (`value_set`), once the calls made ready ran back to back and every device is
+//               synchronised; the supervisor times it
 //   run_output  → those last outputs
 //
 // A GPU worker also has a Unix datagram socket (descriptor 3) to its supervisor, and copies large

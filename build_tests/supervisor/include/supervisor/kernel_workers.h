@@ -115,16 +115,22 @@ inline constexpr uint64_t kAnswerSlackBytes = uint64_t{16} << 20;
 // counted, its worker calls the kernel back to back (prepare_run; run, timed here from request
 // to answer; run_output, the last outputs, judged here and matched to the digest the run's
 // answer carried, worker_protocol.h), and this process calls the reference as many times back to
-// back on the same value sets, its digest taken inside its clock as the worker's is; each side's
-// fastest of up to kBackToBackTries runs in turns counts (other work only adds time). So many
-// calls that they last kBackToBackSeconds at the time the worker claimed, at least
-// kLeastBackToBackCalls, at most kMostBackToBackCalls, and for an operator that writes its
-// inputs no more fresh copies than kBackToBackCopyBytes hold (at least 2).
+// back on the same values, its digest taken inside its clock as the worker's is; each side's
+// fastest of up to kBackToBackTries runs in turns counts (other work only adds time). Every call
+// of a run gets a draw of its own that the kernel never saw (draws from kBackToBackFirstDraw on,
+// under a salt this process draws for each run: prepare_run), made in both processes, so a
+// kernel that keeps its outputs and replays them (a cache keyed on a fingerprint of its input
+// values, filled in the checks, whose draws the samples time again) pays for every call here. So
+// many calls that they last kBackToBackSeconds at the time the worker claimed, at least
+// kLeastBackToBackCalls, at most kMostDistinctBackToBackCalls (each is a draw to make, here and
+// in the worker), and no more draws than kBackToBackDrawBytes of inputs hold (at least 2).
 inline constexpr double kBackToBackSeconds = 0.025;
 inline constexpr int64_t kLeastBackToBackCalls = 40;
-using worker::kMostBackToBackCalls;  // worker_protocol.h: the most calls a `prepare_run` may ask
-inline constexpr uint64_t kBackToBackCopyBytes = uint64_t{1} << 30;
-int64_t back_to_back_calls(double claimed_seconds, uint64_t written_bytes);
+inline constexpr int64_t kMostDistinctBackToBackCalls = 4096;
+static_assert(kMostDistinctBackToBackCalls <= worker::kMostBackToBackCalls);
+inline constexpr uint64_t kBackToBackDrawBytes = uint64_t{256} << 20;
+inline constexpr int kBackToBackFirstDraw = 1 << 20;
+int64_t back_to_back_calls(double claimed_seconds, uint64_t input_bytes);
 // What the speedup both sides get back to back says of the paired one (judge_back_to_back): at
 // most (1 + tolerance) times it, the paired speedup stands; beyond kBackToBackFailRatio times it
 // (kCpuBackToBackFailRatio on a CPU) the worker's figures are a forgery and the case fails
