@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A build's own correctness entries run the way `backendbench run` runs its entries by default
-(served; build_service/entry_servers.h): supervisors kept for the run, `--slots` of each test
+(served; planner/entry_servers.h): supervisors kept for the run, `--slots` of each test
 executable, each started with --backendbench_listen (and --backendbench_serve=<build>, so spare
 workers wait for the kernels), and each selected entry run by CTest as a client
 (backendbench-entry) that hands its job to a free one. For measuring what serving saves against

@@ -293,11 +293,5 @@ TEST(RunArguments, OutThatIsNotAResultsFolder) {
             std::string::npos);
 }
 
-TEST(RunArguments, OperatorsNoSuiteHasAreNamed) {
-  EXPECT_EQ(unmatched_filters({"relu", "mul", "add.Tensor"}, {"relu.default", "add.Tensor", "add_.Tensor"}),
-            (std::vector<std::string>{"mul"}));
-  EXPECT_TRUE(unmatched_filters({"add"}, {"add.Tensor"}).empty());
-}
-
 }  // namespace
 }  // namespace backendbench::cli

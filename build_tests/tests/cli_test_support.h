@@ -1,5 +1,5 @@
-// What the command's unit tests share (cli_*_test.cpp, build_service_test.cpp, scaffold_test.cpp):
-// a scratch folder, a run's context in it, the diagnostic a run's arguments get, a verdict.
+// What the command's unit tests share (cli_*_test.cpp, scaffold_test.cpp): the planner's tests'
+// (a scratch folder, a verdict), a run's context in the folder, the diagnostic a run's arguments get.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,27 +14,13 @@
 #include "backendbench/verdict.h"
 #include "cli/errors.h"
 #include "cli/run_request.h"
+#include "planner_test_support.h"
 
 namespace backendbench::cli::test {
 
-class Scratch {
- public:
-  Scratch() : path_(files::temporary_directory() + "/backendbench_cli_test_" + std::to_string(getpid())) {
-    files::remove_tree(path_);
-    files::make_directories(path_);
-  }
-  ~Scratch() { files::remove_tree(path_); }
-  const std::string& path() const { return path_; }
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::string file = path_ + "/" + name;
-    files::make_directories(file.substr(0, file.find_last_of('/')));
-    std::ofstream(file) << text;
-    return file;
-  }
-
- private:
-  std::string path_;
-};
+using planner::test::Scratch;
+using planner::test::verdict_of;
+using planner::test::kRunHere;
 
 inline RunContext context_in(const Scratch& scratch) {
   RunContext context;
@@ -62,26 +48,5 @@ inline RunArguments with(std::function<void(RunArguments&)> change) {
   change(arguments);
   return arguments;
 }
-
-inline Verdict verdict_of(const std::string& case_name, bool passed, double speedup = 0, const char* frontend = "tests") {
-  Verdict verdict;
-  verdict.suite = "smoke";
-  verdict.op = "relu.default";
-  verdict.backend = "impl1";
-  verdict.case_name = case_name;
-  verdict.frontend = frontend;
-  if (!passed) {
-    verdict.status = Verdict::Status::kFailed;
-    verdict.errors = {"relu.default case " + case_name + ": wrong values"};
-  }
-  if (speedup > 0) verdict.timing = TimingFigures{10, 10 / speedup, 10 / speedup, speedup};
-  return verdict;
-}
-
-// A run as run.json describes it, started in /home/me/project.
-inline const nlohmann::json kRunHere = {{"build_directory", "/home/me/project/build"},
-                                        {"kernels_directory", "/home/me/project/my kernels"},
-                                        {"working_directory", "/home/me/project"},
-                                        {"device", "cpu"}};
 
 }  // namespace backendbench::cli::test

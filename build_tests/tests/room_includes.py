@@ -8,9 +8,9 @@ rooms, lowest first:
                           observation, facts, timing, backends, verdicts, the worker protocol
   build_tests/worker      the kernel worker: the only code beside kernel code (nothing that judges)
   build_tests/supervisor  the process that judges: the workers' pool, checks, the job runner
-  build_tests/build_service  building a build tree, child processes
+  build_tests/planner     the run's process: plans jobs, builds, submits, collects, reports
   build_tests/agents      the llm and kernel_agent loops (nothing of the command)
-  build_tests/frontends/cli  the backendbench command
+  build_tests/frontends/cli  the backendbench command: its arguments, the planner's phases in order
 
 Prints each include that reaches up, with its file and line, and exits 1 when there is one.
 """
@@ -21,12 +21,13 @@ import sys
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # room folder -> include prefixes of rooms above it
 FORBIDDEN = {
-    "generator/language": ["backendbench/", "worker/", "supervisor/", "build_service/", "agents/", "cli/", "emit/", "model/"],
-    "build_tests/runtime": ["worker/", "supervisor/", "build_service/", "agents/", "cli/"],
+    "generator/language": ["backendbench/", "worker/", "supervisor/", "planner/", "agents/", "cli/", "emit/", "model/"],
+    "build_tests/runtime": ["worker/", "supervisor/", "planner/", "agents/", "cli/"],
     # The worker and the supervisor stand side by side on the case library, the wall between them.
-    "build_tests/worker": ["supervisor/", "build_service/", "agents/", "cli/"],
-    "build_tests/supervisor": ["worker/", "build_service/", "agents/", "cli/"],
-    "build_tests/build_service": ["agents/", "cli/", "backendbench/", "worker/", "supervisor/"],
+    "build_tests/worker": ["supervisor/", "planner/", "agents/", "cli/"],
+    "build_tests/supervisor": ["worker/", "planner/", "agents/", "cli/"],
+    # The planner judges nothing itself and never loads kernel code: it stands on the supervisor.
+    "build_tests/planner": ["worker/", "agents/", "cli/"],
     "build_tests/agents": ["cli/", "worker/"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -23,7 +23,7 @@
 #include "backendbench/settings.h"
 #include "supervisor/kernel_workers.h"
 #include "language/diagnostic.h"
-#include "build_service/process.h"
+#include "planner/process.h"
 #include "emit/emitter.h"
 #include "language/diagnostic.h"
 #include "language/naming.h"
@@ -32,16 +32,16 @@
 
 namespace backendbench::agents {
 
-using build::process_output;
-using build::ProcessOptions;
-using build::run_process;
-using build::tail_of_file;
+using planner::process_output;
+using planner::ProcessOptions;
+using planner::run_process;
+using planner::tail_of_file;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-using build::seconds_since;
+using planner::seconds_since;
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -136,7 +136,7 @@ void CandidateBench::prepare(const std::string& log_path) {
     // checks took up to 12 s. Started here, they start while the slots build.
     std::lock_guard<std::mutex> lock(servers_mutex_);
     for (const std::string& suite : options_.checked_suites) {
-      std::vector<std::unique_ptr<build::JobServer>>& idle = idle_servers_[suite];
+      std::vector<std::unique_ptr<planner::JobServer>>& idle = idle_servers_[suite];
       while (idle.size() < static_cast<size_t>(options_.slots)) {
         idle.push_back(new_server(suite));
         idle.back()->start_ahead();
@@ -426,7 +426,7 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
   for (const SuiteCases& suite : cases) {
     if (suite.cases.empty()) continue;
     runs.emplace_back([&, suite] {
-      build::JobServer::Request request;
+      planner::JobServer::Request request;
       request.job = attempt + "/" + suite.suite + ".job.jsonl";
       files::write_whole(request.job, job_json(job_of(suite, Job::Mode::kCheck)) + "\n");
       request.log = attempt + "/" + suite.suite + ".log";
@@ -437,7 +437,7 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
       // Each case has its own timeout inside; this one catches a hang outside any case (a kernel
       // library that never finishes loading).
       const double timeout = 60.0 + static_cast<double>(options_.case_timeout_seconds) * static_cast<double>(suite.cases.size());
-      std::unique_ptr<build::JobServer> server = take_server(suite.suite);
+      std::unique_ptr<planner::JobServer> server = take_server(suite.suite);
       const std::string failure = server->run(request, timeout);
       // Why a request did not run reaches the feedback through the log's tail (job_verdicts).
       if (!failure.empty()) std::ofstream(request.log, std::ios::app) << "backendbench: " << failure << "\n";
@@ -465,10 +465,10 @@ CandidateResult CandidateBench::check(int slot, const std::string& attempt, cons
   return result;
 }
 
-std::unique_ptr<build::JobServer> CandidateBench::take_server(const std::string& suite) const {
+std::unique_ptr<planner::JobServer> CandidateBench::take_server(const std::string& suite) const {
   std::lock_guard<std::mutex> lock(servers_mutex_);
-  std::vector<std::unique_ptr<build::JobServer>>& idle = idle_servers_[suite];
-  std::unique_ptr<build::JobServer> taken;
+  std::vector<std::unique_ptr<planner::JobServer>>& idle = idle_servers_[suite];
+  std::unique_ptr<planner::JobServer> taken;
   if (!idle.empty()) {
     // The one idle longest: its spare worker has had the most time to start libtorch (and
     // Python); the one just given back is still starting its own.
@@ -484,8 +484,8 @@ std::unique_ptr<build::JobServer> CandidateBench::take_server(const std::string&
   return taken;
 }
 
-std::unique_ptr<build::JobServer> CandidateBench::served(const std::string& executable, const std::string& log) const {
-  return std::make_unique<build::JobServer>(
+std::unique_ptr<planner::JobServer> CandidateBench::served(const std::string& executable, const std::string& log) const {
+  return std::make_unique<planner::JobServer>(
       std::vector<std::string>{executable, "--backendbench_serve=" + options_.attempts_root,
                                std::string("--backendbench_sandbox=") + (options_.sandbox ? "bwrap" : "none"),
                                // Its first spare ready for this bench's language (later ones follow the last request).
@@ -493,16 +493,16 @@ std::unique_ptr<build::JobServer> CandidateBench::served(const std::string& exec
       log);
 }
 
-std::unique_ptr<build::JobServer> CandidateBench::new_server(const std::string& suite) const {
+std::unique_ptr<planner::JobServer> CandidateBench::new_server(const std::string& suite) const {
   return served(options_.tree.test_executable(suite),
                 options_.attempts_root + "/job_server_" + suite + "_" + std::to_string(++servers_started_) + ".log");
 }
 
-std::unique_ptr<build::JobServer> CandidateBench::new_timing_server() const {
+std::unique_ptr<planner::JobServer> CandidateBench::new_timing_server() const {
   return served(options_.tree.bench_executable(), options_.attempts_root + "/job_server_bench.log");
 }
 
-void CandidateBench::give_back(const std::string& suite, std::unique_ptr<build::JobServer> server) const {
+void CandidateBench::give_back(const std::string& suite, std::unique_ptr<planner::JobServer> server) const {
   std::lock_guard<std::mutex> lock(servers_mutex_);
   idle_servers_[suite].push_back(std::move(server));
 }
@@ -522,7 +522,7 @@ void CandidateBench::time(const std::string& attempt, const std::string& op, con
   if (jobs.empty()) return;
   std::lock_guard<std::mutex> one_at_a_time(timing_mutex_);
   const auto start = Clock::now();
-  build::JobServer::Request request;
+  planner::JobServer::Request request;
   request.job = attempt + "/bench.job.jsonl";
   files::write_whole(request.job, jobs);
   request.verdicts = attempt + "/bench.verdicts.jsonl";

@@ -16,7 +16,7 @@
 #include "agents/scaffold.h"
 #include "language/naming.h"
 #include "schema/torch_schema.h"
-#include "build_service/process.h"
+#include "planner/process.h"
 
 namespace backendbench::agents {
 namespace {
@@ -24,7 +24,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using Json = nlohmann::json;
 
-using build::seconds_since;
+using planner::seconds_since;
 
 constexpr size_t kFailuresShown = 5;
 

@@ -12,7 +12,7 @@
 #include "backendbench/run_scores.h"
 #include "language/diagnostic.h"
 #include "language/naming.h"
-#include "build_service/process.h"
+#include "planner/process.h"
 
 namespace backendbench::agents {
 
@@ -20,7 +20,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-using build::seconds_since;
+using planner::seconds_since;
 
 }  // namespace
 
@@ -92,7 +92,7 @@ RewardService::RewardService(RewardOptions options) : options_(std::move(options
   if (options_.concurrency < 1) throw error_at("--concurrency", "less than 1", "at least one candidate at a time");
   files::make_directories(options_.work_directory + "/attempts");
   for (const std::string& suite : options_.suites) {
-    for (const build::SuiteManifest::Operator& op : build::read_suite_manifest(options_.tree.suite_manifest_path(suite)).operators) {
+    for (const planner::SuiteManifest::Operator& op : planner::read_suite_manifest(options_.tree.suite_manifest_path(suite)).operators) {
       SuiteCases cases{suite, {}};
       for (size_t i = 0; i < op.cases.size(); i += options_.feedback_cases ? 2 : 1) cases.cases.push_back(op.cases[i].name);
       if (!cases.cases.empty()) cases_[op.op].push_back(std::move(cases));

@@ -19,13 +19,13 @@
 #include <vector>
 
 #include "backendbench/verdict.h"
-#include "build_service/build_tree.h"
-#include "build_service/job_server.h"
+#include "planner/build_tree.h"
+#include "planner/job_server.h"
 #include "agents/kernel_prompt.h"
 
 namespace backendbench::agents {
 
-using build::BuildTree;
+using planner::BuildTree;
 
 // The cases of one suite a candidate is checked on (gtest case names).
 struct SuiteCases {
@@ -120,19 +120,19 @@ class CandidateBench {
   // one more is started ahead whenever none is left idle, and the one idle longest is taken: at
   // concurrency 1 two serve in turn, and each one's spare has two candidates' intervals to start
   // (a Triton spare takes about 6 s, more than one interval of a training run's 5 s).
-  std::unique_ptr<build::JobServer> take_server(const std::string& suite) const;
-  std::unique_ptr<build::JobServer> new_server(const std::string& suite) const;
-  void give_back(const std::string& suite, std::unique_ptr<build::JobServer> server) const;
+  std::unique_ptr<planner::JobServer> take_server(const std::string& suite) const;
+  std::unique_ptr<planner::JobServer> new_server(const std::string& suite) const;
+  void give_back(const std::string& suite, std::unique_ptr<planner::JobServer> server) const;
   // A served ./bench that times candidates.
-  std::unique_ptr<build::JobServer> new_timing_server() const;
+  std::unique_ptr<planner::JobServer> new_timing_server() const;
   // `executable` serving this bench's jobs (--backendbench_serve), its first spare ready for this
   // bench's language; what it prints outside a request goes to `log`.
-  std::unique_ptr<build::JobServer> served(const std::string& executable, const std::string& log) const;
+  std::unique_ptr<planner::JobServer> served(const std::string& executable, const std::string& log) const;
 
   CandidateBenchOptions options_;
   std::vector<SlotCommands> slots_;
   mutable std::mutex servers_mutex_;
-  mutable std::map<std::string, std::vector<std::unique_ptr<build::JobServer>>> idle_servers_;
+  mutable std::map<std::string, std::vector<std::unique_ptr<planner::JobServer>>> idle_servers_;
   mutable int servers_started_ = 0;
   bool many_cores_ = false;  // kernel_workers.h: replaces_spare_at_once_here
   // One candidate timed at a time: two timings on one GPU (or one machine's cores) would each
@@ -140,7 +140,7 @@ class CandidateBench {
   // candidates and started ahead by prepare(): a timing then costs its cases, not the start of
   // libtorch and CUDA in ./bench and in its kernel worker.
   mutable std::mutex timing_mutex_;
-  mutable std::unique_ptr<build::JobServer> timing_server_;
+  mutable std::unique_ptr<planner::JobServer> timing_server_;
 };
 
 }  // namespace backendbench::agents

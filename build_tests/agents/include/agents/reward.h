@@ -24,7 +24,7 @@
 
 #include "agents/candidate_bench.h"
 #include "agents/kernel_prompt.h"
-#include "build_service/build_tree.h"
+#include "planner/build_tree.h"
 
 namespace backendbench::agents {
 
@@ -69,7 +69,7 @@ struct Reward {
 nlohmann::json reward_json(const Reward& reward);
 
 struct RewardOptions {
-  build::BuildTree tree;
+  planner::BuildTree tree;
   std::vector<std::string> suites;
   std::set<std::string> timed_suites;  // correct candidates are timed on these suites' cases
   std::string device;                  // "" as the executables decide

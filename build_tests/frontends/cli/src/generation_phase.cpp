@@ -8,27 +8,25 @@
 #endif
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <set>
 
+#include "backendbench/files.h"
 #include "backendbench/settings.h"
 #include "cli/errors.h"
 #include "agents/model_cassette.h"
 #include "language/naming.h"
 #include "model/schema.h"
+#include "planner/build_steps.h"
+#include "planner/text.h"
 #include "schema/torch_schema.h"
 
 namespace backendbench::cli {
 namespace {
 
 constexpr size_t kInputsShown = 12;
-
-std::string joined(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
 
 std::vector<GenerationOperator> operators_of(const RunRequest& request, const BuildTree& tree, std::vector<std::string>& left_out) {
   std::vector<GenerationOperator> operators;
@@ -153,6 +151,63 @@ GenerationPhase run_generation(const RunRequest& request, const BuildTree& tree,
   for (const OperatorGeneration& op : phase.result.operators) kept.push_back(op.kernel_file);
   std::cout << "  kept: " << joined(kept, ", ") << "\n" << std::flush;
   return phase;
+}
+
+void replay_recorded_salt(RunRequest& request) {
+  if (!request.generation || request.generation->replay.empty() || request.salt_given) return;
+  std::ifstream in(request.generation->replay + "/cassette.json");
+  if (!in) return;
+  const nlohmann::json recorded = nlohmann::json::parse(in, nullptr, false);
+  if (!recorded.is_object() || !recorded.contains("salt") || !recorded["salt"].is_string()) return;
+  if (const auto salt = parse_salt(recorded["salt"].get<std::string>())) {
+    request.salt = *salt;
+    request.salt_given = true;
+  }
+}
+
+void record_cassette(const GenerationChoice& choice, uint64_t salt, const std::string& command_line) {
+  if (choice.record.empty()) return;
+  files::make_directories(choice.record);
+  files::write_whole(choice.record + "/cassette.json",
+                     nlohmann::json{{"schema", "backendbench-cassette"}, {"version", 1}, {"salt", salt_text(salt)}, {"command", command_line}}.dump(1) + "\n");
+}
+
+std::optional<GenerationPhase> generate_kernels_phase(planner::Run& run, const RunRequest& request) {
+  std::vector<std::string> test_targets;
+  for (const SuiteChoice& suite : request.suites) test_targets.push_back("backendbench_test_" + suite.name);
+  // Best-of-N times each correct candidate on its timed feedback cases.
+  if (!request.generation->limits.first_correct_wins && !request.timed_suites.empty()) test_targets.push_back("bench");
+  // The kernel folder is still empty, so nothing else asks for the Python bridge yet.
+  if (request.generation->language == KernelLanguage::kPython) test_targets.push_back("backendbench_python");
+  std::cout << "building " << joined(test_targets, ", ") << " (log: " << run.logs << "/build.log)\n" << std::flush;
+  try {
+    build_with_progress(run.tree, test_targets, request.jobs, run.logs + "/build.log");
+  } catch (const DiagnosticError& error) {
+    std::cerr << error.what() << "\n";
+    return std::nullopt;
+  }
+  run.staging.preserve();  // from the first question on, the folder holds what the model was paid to write
+  GenerationPhase phase = run_generation(request, run.tree, run.staging.path(), run.salt, run.where.templates_directory, run.logs);
+  std::cout << "scoring the kept kernels on every case with the run's salt " << salt_text(run.salt) << " (the hold-out)\n";
+  return phase;
+}
+
+nlohmann::json generation_run_json(const GenerationChoice& choice, const GenerationPhase& phase, uint64_t holdout_salt,
+                                   const std::vector<Verdict>& verdicts) {
+  nlohmann::json generation = generation_json(phase.result);
+  generation["backend"] = choice.backend;
+  generation["client"] = phase.client;
+  generation["api"] = model_api_name(choice.model.api);
+  generation["model"] = choice.model.model;
+  generation["language"] = kernel_language_name(choice.language);
+  generation["rounds"] = choice.limits.rounds;
+  generation["workers"] = choice.limits.workers;
+  generation["concurrency"] = choice.limits.concurrency;
+  generation["select"] = choice.limits.first_correct_wins ? "first" : "best";
+  generation["feedback_salt"] = salt_text(phase.feedback_salt);
+  generation["holdout_salt"] = salt_text(holdout_salt);
+  for (nlohmann::json& op : generation["operators"]) op["holdout"] = holdout_of(verdicts, op.value("operator", ""));
+  return generation;
 }
 
 }  // namespace backendbench::cli

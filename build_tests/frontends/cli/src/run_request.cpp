@@ -334,6 +334,8 @@ RunRequest check_run_arguments(const RunArguments& arguments, const RunContext& 
   if (!generating.empty()) {
     request.generation = check_generation(generating, arguments, context, request.device);
     request.kernels_label = generating;
+    request.kernels_written_during_run = true;
+    request.candidate_slots = request.generation->limits.concurrency;
   } else {
     for (const auto& [option, value] : {std::pair{"--model", arguments.model}, {"--llm-api", arguments.llm_api}, {"--rounds", arguments.rounds},
                                         {"--workers", arguments.workers}, {"--concurrency", arguments.concurrency}, {"--select", arguments.select},
@@ -417,20 +419,6 @@ RunRequest check_run_arguments(const RunArguments& arguments, const RunContext& 
     throw CliError("--out", "the folder '" + parent + "' does not exist", "--out inside an existing folder");
   }
   return request;
-}
-
-std::vector<std::string> unmatched_filters(const std::vector<std::string>& ops,
-                                           const std::vector<std::string>& suite_operators) {
-  std::vector<std::string> unmatched;
-  for (const std::string& filter : ops) {
-    bool matched = false;
-    for (const std::string& op : suite_operators) {
-      const auto name = naming::OperatorName::from_user(op);
-      matched = matched || (name && naming::matches_filter(*name, filter));
-    }
-    if (!matched) unmatched.push_back(filter);
-  }
-  return unmatched;
 }
 
 }  // namespace backendbench::cli

@@ -19,11 +19,11 @@
 #include <regex>
 #include <sstream>
 
-#include "build_service/build_tree.h"
+#include "planner/build_tree.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "language/naming.h"
-#include "build_service/process.h"
+#include "planner/process.h"
 
 namespace backendbench::cli {
 
@@ -283,7 +283,7 @@ class QuickChecker {
     const Installation where = installation();
     std::vector<std::string> suites;
     for (const SuiteChoice& suite : request.suites) suites.push_back(suite.name);
-    agents::RewardOptions options{build::BuildTree(where.source_directory, request.build), suites, {}, request.device, salt};
+    agents::RewardOptions options{planner::BuildTree(where.source_directory, request.build), suites, {}, request.device, salt};
     options.concurrency = 1;
     options.sandbox = request.sandbox;
     options.work_directory = request.build + "/backendbench_watch";
@@ -294,7 +294,7 @@ class QuickChecker {
   agents::RewardService service_;
 };
 
-using build::seconds_since;
+using planner::seconds_since;
 
 // The quick verdicts, started after the first run: its slots built and a served test executable
 // started by checking one kernel of the selection (the first the folder has). nullptr, with a

@@ -1,5 +1,5 @@
-// The backendbench command's subcommands as plain functions over the runtime, the generator's
-// model and the build folder; main.cpp is only their command line. Each returns the exit status
+// The backendbench command's subcommands as plain functions over the planner, the agents and the
+// generator's model; main.cpp is only their command line. Each returns the exit status
 // and throws CliError for bad input (printed by main as it is, status 2).
 #pragma once
 
@@ -9,19 +9,12 @@
 #include <vector>
 
 #include "cli/run_request.h"
+#include "planner/installation.h"
 
 namespace backendbench::cli {
 
-// Facts fixed when this command was built.
-struct Installation {
-  std::string source_directory, build_directory, templates_directory, plotly_js_path;
-};
-Installation installation();
 RunContext run_context(const Installation& installation);
 bool operator_known(const std::string& filter);
-
-// The salt of a run: the one given (--salt), else a random one.
-uint64_t run_salt(const RunRequest& request);
 
 // Exit status: 0 every selected case passed; 1 some failed (the results folder holds them all);
 // 3 the build failed.

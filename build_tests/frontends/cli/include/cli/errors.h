@@ -8,7 +8,7 @@
 
 namespace backendbench::cli {
 
-// The rooms below the command (agents, build_service) throw DiagnosticError (error_at); the
+// The rooms below the command (the agents, the planner) throw DiagnosticError (error_at); the
 // command catches that, which catches this too.
 class CliError : public DiagnosticError {
  public:

@@ -9,18 +9,20 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "build_service/build_tree.h"
 #include "agents/generation_loop.h"
+#include "planner/build_tree.h"
 #include "cli/run_request.h"
+#include "planner/run.h"
 
 namespace backendbench::cli {
 
 // The command stands on the rooms below it: the llm and kernel_agent loops, and the build service.
 using namespace backendbench::agents;  // NOLINT(google-build-using-namespace)
-using namespace backendbench::build;   // NOLINT(google-build-using-namespace)
+using namespace backendbench::planner;   // NOLINT(google-build-using-namespace)
 
 // The cases a candidate is checked on: every other case (0, 2, 4, ...) of the operator in a suite.
 std::vector<std::string> feedback_case_names(const std::vector<SuiteManifest::Case>& cases);
@@ -38,5 +40,20 @@ struct GenerationPhase {
 // Throws CliError when nothing can be asked (no operator, a template that does not render).
 GenerationPhase run_generation(const RunRequest& request, const BuildTree& tree, const std::string& run_directory,
                                uint64_t run_salt, const std::string& templates_directory, const std::string& logs);
+
+// A replay draws what its recording drew: the salt of the cassette's recorded run, unless the
+// request gives one.
+void replay_recorded_salt(RunRequest& request);
+
+// A recording keeps the run's salt and command (<record>/cassette.json).
+void record_cassette(const GenerationChoice& choice, uint64_t salt, const std::string& command_line);
+
+// The run's generation phase: what the loop needs built, then the loop, which writes the kernels
+// the run then scores. nullopt when that build fails (said on stderr).
+std::optional<GenerationPhase> generate_kernels_phase(planner::Run& run, const RunRequest& request);
+
+// run.json's "generation": the loop's operators, each with how its kept kernel did on the hold-out.
+nlohmann::json generation_run_json(const GenerationChoice& choice, const GenerationPhase& phase, uint64_t holdout_salt,
+                                   const std::vector<Verdict>& verdicts);
 
 }  // namespace backendbench::cli

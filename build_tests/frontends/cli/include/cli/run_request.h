@@ -14,12 +14,13 @@
 #include "agents/generation_loop.h"
 #include "agents/kernel_prompt.h"
 #include "agents/model_client.h"
+#include "planner/run_plan.h"
 
 namespace backendbench::cli {
 
-// The command stands on the rooms below it: the llm and kernel_agent loops, and the build service.
+// The command stands on the rooms below it: the llm and kernel_agent loops, and the planner.
 using namespace backendbench::agents;  // NOLINT(google-build-using-namespace)
-using namespace backendbench::build;   // NOLINT(google-build-using-namespace)
+using namespace backendbench::planner;   // NOLINT(google-build-using-namespace)
 
 // The built-in suites, in the order `--help` lists them.
 inline const std::vector<std::string> kBuiltinSuites = {"smoke", "edge", "opinfo", "facto", "torchbench", "sample"};
@@ -30,10 +31,6 @@ inline const std::vector<std::string> kOpLibraries = {"flag_gems", "torch_decomp
 // (5 rounds, one worker, best of all rounds kept), kernel_agent as KernelAgent's (4 workers, 10
 // rounds, the first correct kernel wins). Both talk to the Anthropic or an OpenAI-compatible API.
 inline const std::vector<std::string> kGeneratingBackends = {"llm", "kernel_agent"};
-
-// Correctness entries that run at once on one GPU when --gpu-slots is not given (README, "Every
-// GPU of a machine": measured on an H200).
-inline constexpr int kDefaultGpuSlots = 4;
 
 struct RunArguments {  // as typed; "" where not given
   std::string suite = "smoke", backend = "aten", ops, topn, device, p = "1.0", jobs, out, build, traces, salt, gpu_slots,
@@ -55,45 +52,9 @@ struct GenerationChoice {
   std::string record, replay;  // absolute cassette folders; "" when not given
 };
 
-// Running the entries as Slurm array tasks (README, "Many hosts, with Slurm").
-struct SlurmChoice {
-  int tasks = 4;                         // array tasks; task k runs entries k+1, k+1+tasks, ... of each phase
-  int gpus_per_task = 0;                 // --gres=gpu:<n>; 0: none (a CPU run)
-  std::vector<std::string> sbatch_arguments;  // the user's own (partition, account, time), before ours
-};
-
-struct SuiteChoice {
-  std::string name;    // smoke, ..., or a file suite's name (naming::file_suite_name)
-  std::string traces;  // a file suite's trace file or folder (absolute); "" for a built-in one
-  bool timed_by_default = false;  // smoke, torchbench and trace files; not edge, opinfo or facto (no timing there in the original)
-};
-
-struct RunRequest {
-  std::vector<SuiteChoice> suites;
-  bool aten = false;                // the reference as the backend under test
-  std::string kernels_directory;    // absolute; "" when only aten runs
-  std::string kernels_label;        // "directory" or the kernel folder as typed
-  std::vector<std::string> op_libraries;  // Python op libraries under test (kOpLibraries)
-  std::vector<std::string> ops;     // filters (naming::matches_filter); empty: all
-  int topn = 0;
-  std::string device;               // "", "cpu" or "cuda"
-  std::set<std::string> timed_suites;  // --timing: all; --no-timing: none; else those timed by default
-  double p = 1.0;
-  int jobs = 1;
-  int gpu_slots = kDefaultGpuSlots;  // correctness entries at once on one GPU (CTest's resource spec)
-  std::optional<int> cases_per_entry;  // split larger jobs into parts (job.h); unset: the build's setting
-  std::optional<SlurmChoice> slurm;    // the entries run as Slurm array tasks, not here
-  std::string out;                  // absolute
-  std::string build;                // absolute
-  std::string torchbench_traces;    // absolute; "" when the torchbench suite is not selected
-  uint64_t salt = 0;                // mixed into every input draw; random unless given
-  bool salt_given = false;
-  bool sandbox = true;              // kernel workers in bubblewrap; false only with --no-sandbox
-  bool kernels_must_compute = false;  // --kernels-must-compute: the strict policy (settings.h)
-  bool pack_small_jobs = true;      // small correctness jobs share an entry (entry_packs.h); false with --one-job-per-entry
-  // Correctness entries served by supervisors kept across the phase (build_service's
-  // entry_servers.h); false with --process-per-entry (each entry its own test executable).
-  bool entry_servers = true;
+// The planner's request (run_plan.h), and a generating backend's own choices, which the
+// command's generation phase carries out before the planner checks and times the kernels.
+struct RunRequest : RunPlan {
   std::optional<GenerationChoice> generation;  // a generating backend: its kernels become the kernel folder
 };
 
@@ -119,9 +80,5 @@ using OperatorKnown = std::function<bool(const std::string& filter)>;
 // Checks every argument and returns the request.
 RunRequest check_run_arguments(const RunArguments& arguments, const RunContext& context,
                                const OperatorKnown& operator_known);
-
-// Operators in `ops` that select nothing in any of the suites' operator lists (display names).
-std::vector<std::string> unmatched_filters(const std::vector<std::string>& ops,
-                                           const std::vector<std::string>& suite_operators);
 
 }  // namespace backendbench::cli
