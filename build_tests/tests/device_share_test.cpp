@@ -1,6 +1,6 @@
 // Device copies handed over as descriptors (device_share.h), and payloads that name them
 // (worker_protocol.h). The descriptor passing runs everywhere; the device copies need a GPU.
-#include "backendbench/device_share.h"
+#include "protocol/device_share.h"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "backendbench/worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace backendbench::device_share {
 namespace {

@@ -13,7 +13,7 @@ import sys
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # The folders whose .cpp files are the project's own sources, and the CMake files that list them.
-ROOMS = ["generator", "build_tests/runtime", "build_tests/worker", "build_tests/supervisor", "build_tests/planner",
+ROOMS = ["generator", "build_tests/runtime", "build_tests/protocol", "build_tests/worker", "build_tests/supervisor", "build_tests/planner",
          "build_tests/agents", "build_tests/frontends", "build_tests/python"]
 CMAKE_FILES = ["CMakeLists.txt", "generator/CMakeLists.txt", "generator/fuzz/CMakeLists.txt", "build_tests/CMakeLists.txt",
                "build_tests/tests/CMakeLists.txt"]

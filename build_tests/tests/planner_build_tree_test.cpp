@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "backendbench/files.h"
-#include "backendbench/results_folder.h"
+#include "planner/results_folder.h"
 #include "planner/build_tree.h"
 #include "planner/process.h"
 #include "language/diagnostic.h"

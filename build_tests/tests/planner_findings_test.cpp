@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "backendbench/files.h"
-#include "backendbench/results_folder.h"
+#include "planner/results_folder.h"
 #include "planner/findings.h"
 #include "planner_test_support.h"
 

@@ -5,7 +5,8 @@ rooms, lowest first:
 
   generator/language      the trace language, naming, diagnostics, the job's JSON form
   build_tests/runtime     the case library both sides of the wall share: cases, values, comparison,
-                          observation, facts, timing, backends, verdicts, the worker protocol
+                          observation, facts, timing, backends, verdicts
+  build_tests/protocol    the protocol both sides of the wall speak (the worker's requests, device memory)
   build_tests/worker      the kernel worker: the only code beside kernel code (nothing that judges)
   build_tests/supervisor  the process that judges: the workers' pool, checks, the job runner
   build_tests/planner     the run's process: plans jobs, builds, submits, collects, reports
@@ -21,8 +22,9 @@ import sys
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # room folder -> include prefixes of rooms above it
 FORBIDDEN = {
-    "generator/language": ["backendbench/", "worker/", "supervisor/", "planner/", "agents/", "cli/", "emit/", "model/"],
-    "build_tests/runtime": ["worker/", "supervisor/", "planner/", "agents/", "cli/"],
+    "generator/language": ["backendbench/", "protocol/", "worker/", "supervisor/", "planner/", "agents/", "cli/", "emit/", "model/"],
+    "build_tests/runtime": ["protocol/", "worker/", "supervisor/", "planner/", "agents/", "cli/"],
+    "build_tests/protocol": ["worker/", "supervisor/", "planner/", "agents/", "cli/"],
     # The worker and the supervisor stand side by side on the case library, the wall between them.
     "build_tests/worker": ["supervisor/", "planner/", "agents/", "cli/"],
     "build_tests/supervisor": ["worker/", "planner/", "agents/", "cli/"],

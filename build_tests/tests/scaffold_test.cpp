@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "backendbench/files.h"
-#include "backendbench/results_folder.h"
+#include "planner/results_folder.h"
 #include "agents/scaffold.h"
 #include "schema/torch_schema.h"
 #include "cli_test_support.h"

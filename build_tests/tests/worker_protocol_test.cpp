@@ -1,5 +1,5 @@
 // The kernel worker's protocol (worker_protocol.h): framing, payloads, and hostile messages.
-#include "backendbench/worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

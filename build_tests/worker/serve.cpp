@@ -30,7 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backendbench/backend.h"
-#include "backendbench/device_share.h"
+#include "protocol/device_share.h"
 #include "backendbench/inputs.h"
 #include "backendbench/observe.h"
 #include "backendbench/operator_facts.h"
@@ -38,7 +38,7 @@
 #include "backendbench/kernel_imports.h"
 #include "backendbench/measure.h"
 #include "backendbench/timing.h"
-#include "backendbench/worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace backendbench {
 namespace {

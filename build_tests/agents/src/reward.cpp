@@ -9,7 +9,7 @@
 
 #include "backendbench/files.h"
 #include "backendbench/json_numbers.h"
-#include "backendbench/run_scores.h"
+#include "planner/run_scores.h"
 #include "language/diagnostic.h"
 #include "language/naming.h"
 #include "planner/process.h"

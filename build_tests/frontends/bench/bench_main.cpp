@@ -39,7 +39,7 @@
 #include "backendbench/observe.h"
 #include "supervisor/run_job.h"
 #include "supervisor/run_start.h"
-#include "backendbench/scores.h"
+#include "planner/scores.h"
 #include "backendbench/settings.h"
 #include "backendbench/timing.h"
 #include "language/naming.h"

@@ -7,7 +7,7 @@
 #include <map>
 #include <tuple>
 
-#include "backendbench/run_scores.h"
+#include "planner/run_scores.h"
 #include "planner/report.h"
 
 namespace backendbench::planner {

@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "backendbench/json_numbers.h"
-#include "backendbench/run_scores.h"
+#include "planner/run_scores.h"
 #include "planner/build_tree.h"
 #include "language/job.h"
 #include "language/naming.h"

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "backendbench/json_numbers.h"
-#include "backendbench/run_scores.h"
+#include "planner/run_scores.h"
 #include "planner/findings.h"
 #include "emit/template.h"
 

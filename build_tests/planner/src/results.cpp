@@ -20,7 +20,7 @@
 
 #include "backendbench/files.h"
 #include "backendbench/json_numbers.h"
-#include "backendbench/run_scores.h"
+#include "planner/run_scores.h"
 #include "language/diagnostic.h"
 #include "planner/console_table.h"
 #include "planner/findings.h"

@@ -11,7 +11,7 @@
 
 #include "backendbench/files.h"
 #include "backendbench/gpu_slot.h"
-#include "backendbench/run_scores.h"
+#include "planner/run_scores.h"
 #include "backendbench/settings.h"
 #include "emit/emitter.h"
 #include "planner/progress.h"

@@ -33,7 +33,7 @@
 
 #include "backendbench/backend.h"
 #include "backendbench/compare.h"
-#include "backendbench/device_share.h"
+#include "protocol/device_share.h"
 #include "backendbench/files.h"
 #include "backendbench/inputs.h"
 #include "backendbench/observe.h"
@@ -42,7 +42,7 @@
 #include "backendbench/roofline.h"
 #include "backendbench/tensor_values.h"
 #include "backendbench/timing.h"
-#include "backendbench/worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace backendbench {
 namespace {

@@ -33,7 +33,7 @@
 
 #include "backendbench/backend.h"
 #include "backendbench/build_paths.h"
-#include "backendbench/device_share.h"
+#include "protocol/device_share.h"
 #include "backendbench/files.h"
 #include "backendbench/inputs.h"
 #include "backendbench/operator_facts.h"
@@ -42,7 +42,7 @@
 #include "backendbench/sandbox.h"
 #include "backendbench/tensor_values.h"
 #include "backendbench/kernel_imports.h"
-#include "backendbench/worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace backendbench {
 namespace {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "backendbench/backend.h"
-#include "backendbench/device_share.h"
-#include "backendbench/worker_protocol.h"
+#include "protocol/device_share.h"
+#include "protocol/worker_protocol.h"
 
 namespace backendbench {
 

@@ -24,7 +24,7 @@
 #include "agents/scaffold.h"
 #include "backendbench/files.h"
 #include "backendbench/gpu_slot.h"
-#include "backendbench/results_folder.h"
+#include "planner/results_folder.h"
 #include "backendbench/settings.h"
 #include "backendbench/verdict.h"
 #include "cli/errors.h"

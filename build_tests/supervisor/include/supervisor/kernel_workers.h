@@ -23,7 +23,7 @@
 #include "backendbench/backend.h"
 #include "backendbench/measure.h"
 #include "backendbench/settings.h"
-#include "backendbench/worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace backendbench {
 

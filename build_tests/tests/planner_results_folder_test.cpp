@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "backendbench/files.h"
-#include "backendbench/results_folder.h"
+#include "planner/results_folder.h"
 
 namespace backendbench {
 namespace {

@@ -1,5 +1,5 @@
 // Per-row results and run scores; see run_scores.h for the definitions.
-#include "backendbench/run_scores.h"
+#include "planner/run_scores.h"
 
 #include <algorithm>
 #include <cmath>

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "backendbench/run_scores.h"
+#include "planner/run_scores.h"
 #include "backendbench/verdict.h"
 
 namespace backendbench {

@@ -1,5 +1,5 @@
 // CUDA memory handed between processes as file descriptors (device_share.h).
-#include "backendbench/device_share.h"
+#include "protocol/device_share.h"
 
 #include <dlfcn.h>
 #include <poll.h>

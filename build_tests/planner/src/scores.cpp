@@ -1,5 +1,5 @@
 // Speedup aggregation of ./bench; see scores.h for the definitions.
-#include "backendbench/scores.h"
+#include "planner/scores.h"
 
 #include <nlohmann/json.hpp>
 
@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "backendbench/backend.h"
-#include "backendbench/run_scores.h"
+#include "planner/run_scores.h"
 
 namespace backendbench {
 namespace {

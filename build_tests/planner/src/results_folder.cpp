@@ -1,5 +1,5 @@
 // BackendBench's result files from verdicts; see results_folder.h for what differs and why.
-#include "backendbench/results_folder.h"
+#include "planner/results_folder.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,7 +15,7 @@
 #include <tuple>
 
 #include "backendbench/files.h"
-#include "backendbench/run_scores.h"
+#include "planner/run_scores.h"
 #include "language/csv.h"
 
 namespace backendbench {

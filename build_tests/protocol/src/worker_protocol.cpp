@@ -1,5 +1,5 @@
 // Framing and payloads of the kernel worker's protocol; see worker_protocol.h.
-#include "backendbench/worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 #include <poll.h>
 #include <unistd.h>
@@ -16,7 +16,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include "backendbench/backend.h"
-#include "backendbench/device_share.h"
+#include "protocol/device_share.h"
 #include "backendbench/tensor_values.h"
 
 namespace backendbench::worker {

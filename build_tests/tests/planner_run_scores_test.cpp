@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "backendbench/run_scores.h"
+#include "planner/run_scores.h"
 
 namespace backendbench {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "backendbench/scores.h"
+#include "planner/scores.h"
 
 namespace backendbench {
 namespace {

@@ -42,7 +42,7 @@
 #include <string>
 #include <vector>
 
-#include "backendbench/device_share.h"
+#include "protocol/device_share.h"
 
 namespace c10 {
 class OperatorHandle;
