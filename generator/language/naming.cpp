@@ -188,21 +188,6 @@ std::string benchmark_name(const std::string& suite, const OperatorName& op, con
   return suite + "/" + op.display() + "/" + case_name + "/" + backend;
 }
 
-std::optional<BenchmarkParts> split_benchmark_name(const std::string& name) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t slash = name.find('/'); slash != std::string::npos; slash = name.find('/', start)) {
-    parts.push_back(name.substr(start, slash - start));
-    start = slash + 1;
-  }
-  parts.push_back(name.substr(start));
-  if (parts.size() != 4) return std::nullopt;
-  for (const std::string& part : parts) {
-    if (part.empty()) return std::nullopt;
-  }
-  return BenchmarkParts{parts[0], parts[1], parts[2], parts[3]};
-}
-
 std::string gtest_suite(const std::string& suite, const OperatorName& op) { return suite + "/" + op.folder(); }
 
 std::string gtest_test(const std::string& backend, const std::string& case_name) {

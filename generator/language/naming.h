@@ -71,11 +71,6 @@ std::string ctest_name(const std::string& suite, const OperatorName& op, const s
                        int parts = 0);
 std::string benchmark_name(const std::string& suite, const OperatorName& op,
                            const std::string& case_name, const std::string& backend);
-// benchmark_name's parts back (operator as displayed); nullopt for another form.
-struct BenchmarkParts {
-  std::string suite, op, case_name, backend;
-};
-std::optional<BenchmarkParts> split_benchmark_name(const std::string& name);
 // A CTest entry of `backendbench run` that runs several small jobs of one suite in one process
 // (a pack): <suite>/pack<k>of<n>; its verdicts go to <suite>/pack<k>of<n><extension> under the
 // results folder.

@@ -95,13 +95,6 @@ TEST(Naming, TestAndBenchmarkNames) {
   EXPECT_EQ(pack_ctest_name("torchbench", 2, 9), "torchbench/pack2of9");
   EXPECT_EQ(pack_result_file("torchbench", 2, 9, ".verdicts.jsonl"), "torchbench/pack2of9.verdicts.jsonl");
   EXPECT_EQ(benchmark_name("torchbench", op, "f16_2x3_0a1b2c3d", "impl1"), "torchbench/add.Tensor/f16_2x3_0a1b2c3d/impl1");
-  const auto parts = split_benchmark_name(benchmark_name("torchbench", op, "f16_2x3_0a1b2c3d", "impl1"));
-  ASSERT_TRUE(parts.has_value());
-  EXPECT_EQ(parts->suite, "torchbench");
-  EXPECT_EQ(parts->op, "add.Tensor");
-  EXPECT_EQ(parts->case_name, "f16_2x3_0a1b2c3d");
-  EXPECT_EQ(parts->backend, "impl1");
-  EXPECT_FALSE(split_benchmark_name("torchbench/add.Tensor/impl1").has_value());
   EXPECT_EQ(gtest_suite("smoke", op) + "." + gtest_test("aten", "f32_4"), "smoke/add__Tensor.aten/f32_4");
 }
 

@@ -8,11 +8,12 @@
 // overall geomean speedup, and perf@p, printed and written as JSON (--backendbench_summary).
 //
 // Isolation: ./bench supervises. It runs the benchmarks in a worker process (itself, with
-// --backendbench_worker), which writes each benchmark's name before running it and exits at once
-// after a CUDA fault (the context is lost for every later benchmark). When a worker dies (a
-// signal) or faults, the supervisor records the benchmark it was running as failed with the
-// cause, and starts a new worker that leaves out every benchmark already run. The summary covers
-// every benchmark; the exit status is 1 when any kernel crashed or faulted.
+// --backendbench_worker), which writes each benchmark's case as a job of that one case (job.h)
+// before running it, and exits at once after a CUDA fault (the context is lost for every later
+// benchmark). When a worker dies (a signal) or faults, the case it was running has no verdict:
+// the supervisor gives it the one rule's failure (job_verdicts.h) with the cause, and starts a
+// new worker that leaves out every case already run. The summary covers every benchmark; the exit
+// status is 1 when any kernel crashed or faulted.
 //
 // With --backendbench_serve it serves time jobs instead (job_service.h): what the llm backends'
 // timings use, one candidate after another, without starting libtorch and CUDA for each.
@@ -36,6 +37,7 @@
 #include "backendbench/backend.h"
 #include "backendbench/files.h"
 #include "supervisor/job_service.h"
+#include "supervisor/job_verdicts.h"
 #include "backendbench/observe.h"
 #include "supervisor/run_job.h"
 #include "supervisor/run_start.h"
@@ -88,9 +90,12 @@ void set_counters(benchmark::State& state, const TimingFigures& t, bool alone, b
 
 constexpr int kCudaFaultExitCode = 3;
 
+// A benchmark's case as the progress and skip files name it: the job of that one case (job.h).
+std::string case_job_line(const ResolvedJob& job, size_t index) { return job_json(job.job.only(job.case_names[index])); }
+
 void run_benchmark(benchmark::State& state, const ResolvedJob* job, size_t index, const Settings* settings,
                    const std::string& name) {
-  if (!settings->progress_path.empty()) std::ofstream(settings->progress_path, std::ios::app) << name << std::endl;
+  if (!settings->progress_path.empty()) std::ofstream(settings->progress_path, std::ios::app) << case_job_line(*job, index) << std::endl;
   const c10::Device device = job->backend != nullptr ? job->backend->device(job->settings) : c10::Device(c10::kCPU);
   Verdict verdict = run_job_case(*job, index);
   verdict.frontend = "bench";
@@ -148,7 +153,7 @@ void register_benchmarks(const Settings& settings) {
     const std::optional<naming::OperatorName> op = naming::OperatorName::from_user(job.job.op);
     const std::string benchmark = op ? naming::benchmark_name(job.job.suite, *op, job.case_names[c], job.job.backend)
                                      : job.job.suite + "/" + job.job.op + "/" + job.case_names[c] + "/" + job.job.backend;
-    if (skipped.count(benchmark)) return;
+    if (skipped.count(case_job_line(job, c))) return;
     benchmark::RegisterBenchmark(benchmark.c_str(), run_benchmark, &job, c, &settings, benchmark)
         ->UseManualTime()
         ->Iterations(1)
@@ -212,28 +217,19 @@ int supervise(const Settings& settings, const std::vector<std::string>& argument
       return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
     }
     ++faults;
-    const std::string& culprit = started.back();
     if (WIFSIGNALED(status)) {
-      // The worker died in `culprit`: its verdict was never written.
+      // The worker died in its last started case, whose verdict was never written: the one rule
+      // (job_verdicts.h) fails it, with the cause.
+      Job culprit = parse_jobs(started.back(), progress).front();
+      if (!culprit.salt) culprit.salt = settings.salt;
       const SignalText signal = signal_text(WTERMSIG(status));
       const std::string cause = std::string("the process received ") + signal.prefix + signal.name + " (" +
                                 signal.description + ")";
-      Verdict crashed;
-      if (const auto parts = naming::split_benchmark_name(culprit)) {
-        crashed.suite = parts->suite;
-        crashed.op = parts->op;
-        crashed.case_name = parts->case_name;
-        crashed.backend = parts->backend;
-      }
-      crashed.frontend = "bench";
-      crashed.salt = settings.salt;
-      crashed.status = Verdict::Status::kFailed;
-      crashed.errors.push_back("crashed while running " + culprit + ": " + cause);
-      append_verdict(verdicts_path, crashed);
-      std::cerr << "\n[  CRASHED ] " << culprit << ": " << cause << "\n";
+      for (const Verdict& verdict : job_verdicts(culprit, culprit.cases, {}, "crashed: " + cause)) append_verdict(verdicts_path, verdict);
+      std::cerr << "\n[  CRASHED ] " << culprit.name() << " case " << culprit.cases.front() << ": " << cause << "\n";
     }
     std::ofstream skipped(skip, std::ios::app);
-    for (const std::string& name : started) skipped << name << "\n";
+    for (const std::string& line : started) skipped << line << "\n";
   }
   const Summary summary = summarize(read_verdicts(verdicts_path).verdicts);
   std::cerr << summary.text();

@@ -262,10 +262,10 @@ const std::vector<Setting>& settings_table() {
        "run as a worker of a supervising ./bench (set by ./bench itself)", "0",
        switch_into(&Settings::worker)},
       {"BACKENDBENCH_PROGRESS", "backendbench_progress", {F::kBench}, "a file path",
-       "a worker writes each benchmark's name here before running it (set by ./bench itself)", "none",
+       "a worker writes each benchmark's case here, as a job of that case, before running it (set by ./bench itself)", "none",
        path_into(&Settings::progress_path)},
       {"BACKENDBENCH_SKIP", "backendbench_skip", {F::kBench}, "a file path",
-       "a worker leaves out the benchmarks this file lists (set by ./bench itself)", "none",
+       "a worker leaves out the cases this file lists, as jobs of one case (set by ./bench itself)", "none",
        path_into(&Settings::skip_path)},
   };
   return table;
