@@ -17,7 +17,7 @@ import time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--bench", required=True)
-parser.add_argument("--filter", default="^opinfo/relu.default/.*/aten/")
+parser.add_argument("--filter", default="^(smoke|torchbench)/relu.default/.*/aten/")
 arguments = parser.parse_args()
 
 
@@ -34,16 +34,27 @@ if len(selected) < 3:
 
 
 def worker_of(pid):
-    """The ./bench worker: the child of ./bench started with --backendbench_worker."""
+    """The ./bench worker (the child of ./bench started with --backendbench_worker) and its
+    progress file (the cases it started, one line each)."""
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as children:
             for child in children.read().split():
                 with open(f"/proc/{child}/cmdline", "rb") as command:
-                    if b"--backendbench_worker" in command.read():
-                        return int(child)
+                    argv = command.read().decode(errors="replace").split("\0")
+                if "--backendbench_worker" in argv:
+                    progress = [a.split("=", 1)[1] for a in argv if a.startswith("--backendbench_progress=")]
+                    return int(child), progress[0] if progress else None
     except OSError:
         pass
-    return None
+    return None, None
+
+
+def line_count(path):
+    try:
+        with open(path) as text:
+            return sum(1 for line in text if line.strip())
+    except OSError:
+        return 0
 
 
 with tempfile.TemporaryDirectory() as work:
@@ -54,12 +65,17 @@ with tempfile.TemporaryDirectory() as work:
     killed = None
     deadline = time.monotonic() + 300
     while killed is None and bench.poll() is None and time.monotonic() < deadline:
-        done = open(verdicts).read().count("\n") if os.path.exists(verdicts) else 0
-        worker = worker_of(bench.pid)
-        if done >= 1 and worker is not None:
-            os.kill(worker, signal.SIGKILL)
-            killed = worker
-        time.sleep(0.05)
+        worker, progress = worker_of(bench.pid)
+        if worker is not None and progress is not None and line_count(verdicts) >= 1:
+            # Stopped, it can neither finish its case nor start another: killed only in a case it
+            # started and has not answered, so that exactly that case has no verdict.
+            os.kill(worker, signal.SIGSTOP)
+            if line_count(progress) > line_count(verdicts):
+                os.kill(worker, signal.SIGKILL)
+                killed = worker
+            else:
+                os.kill(worker, signal.SIGCONT)
+        time.sleep(0.02)
     _, stderr = bench.communicate(timeout=600)
     if killed is None:
         fail("./bench ended before its worker could be killed after its first case")

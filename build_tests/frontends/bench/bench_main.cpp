@@ -218,15 +218,24 @@ int supervise(const Settings& settings, const std::vector<std::string>& argument
     }
     ++faults;
     if (WIFSIGNALED(status)) {
-      // The worker died in its last started case, whose verdict was never written: the one rule
-      // (job_verdicts.h) fails it, with the cause.
+      // The worker died in its last started case; where that case has no verdict, the one rule
+      // (job_verdicts.h) fails it, with the cause. Where it has one, the worker died after it,
+      // between cases, and no case is lost.
       Job culprit = parse_jobs(started.back(), progress).front();
       if (!culprit.salt) culprit.salt = settings.salt;
       const SignalText signal = signal_text(WTERMSIG(status));
       const std::string cause = std::string("the process received ") + signal.prefix + signal.name + " (" +
                                 signal.description + ")";
-      for (const Verdict& verdict : job_verdicts(culprit, culprit.cases, {}, "crashed: " + cause)) append_verdict(verdicts_path, verdict);
-      std::cerr << "\n[  CRASHED ] " << culprit.name() << " case " << culprit.cases.front() << ": " << cause << "\n";
+      const std::vector<Verdict> written = read_verdicts(verdicts_path).verdicts;
+      const bool answered = std::any_of(written.begin(), written.end(), [&](const Verdict& verdict) {
+        return verdict.suite == culprit.suite && verdict.op == culprit.op && verdict.backend == culprit.backend &&
+               verdict.case_name == culprit.cases.front();
+      });
+      if (!answered) {
+        for (const Verdict& verdict : job_verdicts(culprit, culprit.cases, {}, "crashed: " + cause)) append_verdict(verdicts_path, verdict);
+      }
+      std::cerr << "\n[  CRASHED ] " << culprit.name() << " case " << culprit.cases.front() << (answered ? " (after its verdict)" : "")
+                << ": " << cause << "\n";
     }
     std::ofstream skipped(skip, std::ios::app);
     for (const std::string& line : started) skipped << line << "\n";
