@@ -196,6 +196,56 @@ TEST(WorkerProtocol, ACallOfSeveralDrawsIsAnsweredOncePerDrawInOrderUntilAnError
   EXPECT_FALSE(at::equal(seen[2], seen[3])) << "two draws made the same values";
 }
 
+// A run back to back is one recipe and a count (the draws are the recipe's plus each call's
+// index): a request of two recipes, none, no count or a count over the bound is refused with one
+// error naming the form, and a 'run' without a prepared one is refused too.
+TEST(WorkerProtocol, APrepareRunIsOneRecipeAndACountOfCallsWithinTheBound) {
+  class Negates : public Backend {
+   public:
+    Negates() : Backend("impl96", Kind::kKernel) {}
+    c10::Device device(const Settings&) const override { return c10::Device(c10::kCPU); }
+    Stack call(const c10::OperatorHandle&, Stack stack, c10::Device) const override { return {stack[0].toTensor().neg()}; }
+  };
+  backends().add("relu_prepare_test.default", std::make_unique<Negates>());
+  const nlohmann::json recipe = {{"arguments", "((T([5], f32),), {})"}, {"file", "prepare_test.txt"}, {"line", 1},
+                                 {"seed", 7}, {"draw", 1000}, {"salt", 11}};
+  const nlohmann::json target = {{"kind", "prepare_run"}, {"operator", "relu_prepare_test.default"}, {"backend", "impl96"},
+                                 {"schema_name", "aten::relu"}, {"overload", ""}, {"device", "cpu"}};
+  std::vector<nlohmann::json> requests;
+  for (const auto& [recipes, calls] : std::vector<std::pair<nlohmann::json, nlohmann::json>>{
+           {nlohmann::json::array({recipe, recipe}), 4},
+           {nlohmann::json::array(), 4},
+           {nlohmann::json::array({recipe}), nullptr},
+           {nlohmann::json::array({recipe}), worker::kMostBackToBackCalls + 1},
+           {nlohmann::json::array({recipe}), 0}}) {
+    nlohmann::json request = target;
+    request["value_sets"] = recipes;
+    if (!calls.is_null()) request["calls"] = calls;
+    requests.push_back(request);
+  }
+  requests.push_back({{"kind", "run"}});
+  // One recipe and a count: the run after it answers the last call's draw and its digests.
+  nlohmann::json good = target;
+  good["value_sets"] = nlohmann::json::array({recipe});
+  good["calls"] = 3;
+  requests.push_back(good);
+  requests.push_back({{"kind", "run"}});
+  const std::vector<nlohmann::json> answers = answers_to(requests, false);
+  ASSERT_EQ(answers.size(), requests.size());
+  EXPECT_FALSE(answers[answers.size() - 2].contains("error")) << answers[answers.size() - 2].dump();
+  EXPECT_EQ(answers.back().value("value_set", -1), 2) << answers.back().dump();
+  EXPECT_TRUE(answers.back().contains("digests")) << answers.back().dump();
+  for (size_t i = 0; i + 3 < answers.size(); ++i) {
+    EXPECT_NE(answers[i].value("error", "").find("a 'prepare_run' without the first call's recipe, or without a count of calls from 1 to " +
+                                                 std::to_string(worker::kMostBackToBackCalls)),
+              std::string::npos)
+        << "request " << i << ": " << answers[i].dump();
+  }
+  const nlohmann::json& unprepared = answers[answers.size() - 3];
+  EXPECT_NE(unprepared.value("error", "").find("a 'run' without a 'prepare_run' before it"), std::string::npos)
+      << unprepared.dump();
+}
+
 TEST(WorkerProtocol, AWorkerGivenItsManifestAtStartLoadsNoOther) {
   const std::vector<nlohmann::json> answers =
       answers_to({{{"kind", "load"}, {"manifest", "/nonexistent/manifest.txt"}}, {{"kind", "list"}}}, false);
