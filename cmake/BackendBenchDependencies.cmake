@@ -50,23 +50,15 @@ endfunction()
 # a cache that the project's own objects come from. Depend mode: ccache reads the compiler's own
 # dependency file instead of running the preprocessor first (ATen's headers preprocessed twice on
 # every miss: 8 s for timing.cpp on the loaded 2-core machine); a precompiled header is cached only
-# with the sloppiness below (ccache's manual, "Precompiled headers"). The base folder (ccache's
-# manual, "Compiling in different directories"): paths under it are named relative to the build
-# folder, so that an identical compile elsewhere is a hit. The checkout where the build folder
-# lies in it (build/, as the presets make): every clone's compiles are then the same, sources
-# and unity files alike. Else the build folder: another build folder of one checkout then shares.
+# with the sloppiness below (ccache's manual, "Precompiled headers"). The build folder is the base
+# folder: what lies in it (the unity files, generated headers) is named relative to it, so that
+# another build folder's identical compile is a hit.
 macro(backendbench_use_ccache)
   if(BACKENDBENCH_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
     find_program(BACKENDBENCH_CCACHE_PROGRAM ccache DOC "ccache, the compiler launcher of the project's own sources")
     if(BACKENDBENCH_CCACHE_PROGRAM)
-      string(FIND "${CMAKE_BINARY_DIR}/" "${PROJECT_SOURCE_DIR}/" _backendbench_build_in_source)
-      if(_backendbench_build_in_source EQUAL 0)
-        set(_backendbench_ccache_base "${PROJECT_SOURCE_DIR}")
-      else()
-        set(_backendbench_ccache_base "${CMAKE_BINARY_DIR}")
-      endif()
       set(CMAKE_CXX_COMPILER_LAUNCHER "${CMAKE_COMMAND}" -E env CCACHE_SLOPPINESS=pch_defines,time_macros CCACHE_DEPEND=1
-                                      "CCACHE_BASEDIR=${_backendbench_ccache_base}" "${BACKENDBENCH_CCACHE_PROGRAM}")
+                                      "CCACHE_BASEDIR=${CMAKE_BINARY_DIR}" "${BACKENDBENCH_CCACHE_PROGRAM}")
     else()
       message(STATUS "backendbench: ccache not found; every build folder compiles the runtime anew "
                      "(apt install ccache, or scripts/install-deps.sh)")
