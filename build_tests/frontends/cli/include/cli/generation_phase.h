@@ -20,7 +20,7 @@
 
 namespace backendbench::cli {
 
-// The command stands on the rooms below it: the llm and kernel_agent loops, and the build service.
+// The command stands on the rooms below it: the llm and kernel_agent loops, and the planner.
 using namespace backendbench::agents;  // NOLINT(google-build-using-namespace)
 using namespace backendbench::planner;   // NOLINT(google-build-using-namespace)
 
