@@ -24,6 +24,7 @@
 #include "supervisor/kernel_workers.h"
 #include "language/diagnostic.h"
 #include "planner/process.h"
+#include "planner/text.h"
 #include "emit/emitter.h"
 #include "language/diagnostic.h"
 #include "language/naming.h"
@@ -43,18 +44,8 @@ using Clock = std::chrono::steady_clock;
 
 using planner::seconds_since;
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string shell_quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using planner::read_text;
+using planner::shell_quoted;
 
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
   if (from.empty()) return;

@@ -5,17 +5,10 @@
 
 #include "emit/template.h"
 #include "language/naming.h"
+#include "planner/text.h"
 
 namespace backendbench::agents {
-namespace {
-
-std::string joined(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
-
-}  // namespace
+using planner::joined;
 
 const char* kernel_language_name(KernelLanguage language) {
   switch (language) {

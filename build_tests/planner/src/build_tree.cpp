@@ -10,16 +10,9 @@
 
 #include "language/diagnostic.h"
 #include "planner/process.h"
+#include "planner/text.h"
 
 namespace backendbench::planner {
-namespace {
-
-bool exists(const std::string& path) {
-  struct stat info {};
-  return stat(path.c_str(), &info) == 0;
-}
-
-}  // namespace
 
 SuiteManifest read_suite_manifest(const std::string& path) {
   std::ifstream in(path);

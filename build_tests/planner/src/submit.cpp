@@ -20,15 +20,6 @@
 namespace backendbench::planner {
 
 using files::write_whole;
-namespace {
-
-std::string shell_quoted(const std::string& text) {
-  std::string quoted = "'";
-  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-}  // namespace
 
 int cores_here() {
   cpu_set_t allowed;

@@ -15,6 +15,7 @@
 #include "cli/errors.h"
 #include "language/naming.h"
 #include "language/parser.h"
+#include "planner/text.h"
 
 namespace backendbench::cli {
 namespace {
@@ -36,10 +37,6 @@ std::vector<std::string> split_list(const std::string& text) {
 bool is_directory(const std::string& path) {
   struct stat info {};
   return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
-}
-bool exists(const std::string& path) {
-  struct stat info {};
-  return stat(path.c_str(), &info) == 0;
 }
 
 std::string absolute(const std::string& path) {

@@ -1,4 +1,4 @@
-// Small text and file helpers the planner's files share.
+// Small text and file helpers the planner's files share (and the rooms above it).
 #pragma once
 
 #include <unistd.h>
@@ -18,6 +18,13 @@ inline std::string read_text(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// `text` as one word of a POSIX shell: single-quoted, its single quotes escaped.
+inline std::string shell_quoted(const std::string& text) {
+  std::string quoted = "'";
+  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
 }
 
 inline std::string joined(const std::vector<std::string>& items, const std::string& separator) {
