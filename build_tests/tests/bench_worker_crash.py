@@ -17,7 +17,7 @@ import time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--bench", required=True)
-parser.add_argument("--filter", default="^(smoke|torchbench)/relu.default/.*/aten/")
+parser.add_argument("--filter", default="^(smoke|edge)/relu.default/.*/aten/")
 arguments = parser.parse_args()
 
 
