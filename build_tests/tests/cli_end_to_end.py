@@ -26,6 +26,11 @@
                   secret-reading and an unreadable candidate and an unknown operator, each answered
                   once with its outcome and reason; planted secrets reach no answer; a timed one
                   has a speedup; the Python client's batch (in order) and stream (by id)
+  interrupt       SIGINT to the command alone during correctness (a kernel that never returns), then
+                  during timing (a slow kernel): exit 130 within the grace, the results folder with
+                  what was judged first, run.json naming the signal and the phase, every case not
+                  judged skipped (none failed), nothing timed after a stop in correctness, and no
+                  process of the run left (CTest leaves its tests running when it is interrupted)
   workflow        ops lists the suite; new scaffolds a kernel that fails clearly until written;
                   a wrong kernel's failed case run again by the command the console prints; the
                   report of a run with failures, skips and two backends, of a one-kernel run, and
@@ -34,6 +39,7 @@
 """
 import argparse
 import csv
+import glob
 import json
 import os
 import queue
@@ -48,7 +54,7 @@ import time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--step", required=True, choices=["bad_arguments", "run", "report", "workflow", "gpus", "slurm", "watch", "reward",
-                                                  "folder_problems"])
+                                                  "folder_problems", "interrupt"])
 parser.add_argument("--cli", required=True)
 parser.add_argument("--work", required=True)
 parser.add_argument("--source", required=True)
@@ -378,6 +384,119 @@ def folder_problems():
         check(len(listed) == len(expected), f"the report lists each problem ({len(listed)})")
         check("problems-section" in (re.search(r'data-first-screen="([^"]*)"', dom) or [None, ""])[1],
               "the problems are on the report's first screen")
+
+
+def interrupt():
+    kernels = os.path.join(args.work, "interrupted_kernels")
+    shutil.rmtree(kernels, ignore_errors=True)
+    relu_loop = ("  const at::Tensor input = self.contiguous();\n"
+                 "  at::Tensor output = at::empty(input.sizes(), input.options());\n"
+                 "  AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, input.scalar_type(), \"relu\", [&] {\n"
+                 "    const scalar_t* in = input.data_ptr<scalar_t>();\n"
+                 "    scalar_t* out = output.data_ptr<scalar_t>();\n"
+                 "    for (int64_t i = 0; i < input.numel(); ++i) out[i] = in[i] < scalar_t(0) ? scalar_t(0) : in[i];\n"
+                 "  });\n"
+                 "  return output;\n}\n")
+    head = "#include <ATen/ATen.h>\n#include <ATen/Dispatch.h>\n#include <chrono>\n#include <thread>\n"
+    sources = {
+        "relu/relu_implementation_1.cpp": head + "at::Tensor relu_kernel_impl(const at::Tensor& self) {\n" + relu_loop,
+        # Right, and busy for 20 ms a call: timing it takes seconds a case.
+        "relu/relu_implementation_2.cpp": head + "at::Tensor relu_kernel_impl(const at::Tensor& self) {\n"
+        "  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);\n"
+        "  while (std::chrono::steady_clock::now() < until) {}\n" + relu_loop,
+        # Never returns: its first case is in progress whenever the run is stopped.
+        "add/add_implementation_1.cpp": head + "at::Tensor add_kernel_impl(const at::Tensor& self, const at::Tensor& other, "
+        "const at::Scalar& alpha) {\n  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));\n}\n",
+    }
+    for name, text in sources.items():
+        os.makedirs(os.path.dirname(os.path.join(kernels, name)), exist_ok=True)
+        with open(os.path.join(kernels, name), "w") as handle:
+            handle.write(text)
+
+    def left_over():
+        """Processes of the run still alive: any whose command line names the build folder."""
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                command = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if tree in command and int(pid) != os.getpid():
+                found.append(f"{pid}: {command[:160]}")
+        return found
+
+    def stopped_run(suites, ops, ready, out):
+        """Runs the command, sends it SIGINT once ready() holds, and returns (exit, stdout, seconds
+        from the signal to the exit, run.json, verdicts)."""
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(os.path.join(tree, "results", "smoke"), ignore_errors=True)
+        shutil.rmtree(os.path.join(tree, "backendbench_logs", "bench"), ignore_errors=True)
+        command = [args.cli, "run", "--suite", suites, "--backend", kernels, "--ops", ops, "--device", "cpu", "--build", tree,
+                   "--out", out, "-j", "2", "--one-job-per-entry"]
+        print("$ " + " ".join(command))
+        output = tempfile.TemporaryFile(mode="w+")
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, text=True,
+                                   env=dict(os.environ, BACKENDBENCH_CASE_TIMEOUT="900"))
+        deadline = time.time() + 1200
+        while process.poll() is None and not ready() and time.time() < deadline:
+            time.sleep(0.2)
+        signalled = time.time()
+        process.send_signal(signal.SIGINT)
+        try:
+            status = process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            status = process.wait()
+        took = time.time() - signalled
+        output.seek(0)
+        text = output.read()
+        print(text[-5000:])
+        described = json.load(open(os.path.join(out, "run.json"))) if os.path.isfile(os.path.join(out, "run.json")) else {}
+        verdicts = ([json.loads(line) for line in open(os.path.join(out, "verdicts.jsonl")) if line.strip()]
+                    if os.path.isfile(os.path.join(out, "verdicts.jsonl")) else [])
+        return status, text, took, described, verdicts
+
+    def lines_in(pattern):
+        return sum(len(open(path).read().splitlines()) for path in glob.glob(pattern))
+
+    not_run = "not run: the run was interrupted (SIGINT) before this case had a verdict"
+    # Stopped in correctness: once a case of the right relu has its verdict; the add (edge's) never
+    # returns. Only smoke is timed.
+    relu_files = os.path.join(tree, "results", "smoke", "relu.default", "impl1*.verdicts.jsonl")
+    status, text, took, described, verdicts = stopped_run("smoke,edge", "relu,add", lambda: lines_in(relu_files) > 0,
+                                                          os.path.join(args.work, "interrupted_correctness"))
+    check(status == 130, f"stopped in correctness: exit {status}, expected 130")
+    check(took < 40, f"it ended {took:.1f} s after the signal (the grace is 10 s)")
+    check("interrupted (SIGINT) during correctness" in text, "the console says the run was interrupted, and when")
+    check(described.get("interrupted") == {"signal": "SIGINT", "phase": "correctness"},
+          f"run.json: interrupted by SIGINT in correctness ({described.get('interrupted')})")
+    add = [v for v in verdicts if v["operator"] == "add.Tensor"]
+    check(add and all(v["status"] == "skipped" and v["skip_reason"] == not_run for v in add),
+          f"each of the never-returning add's {len(add)} cases is skipped as not run")
+    check(any(v["operator"] == "relu.default" and v["status"] == "passed" for v in verdicts),
+          "the relu cases judged before the signal passed and are kept")
+    check(not any(v["status"] == "failed" for v in verdicts), "no case failed for the stop")
+    check(not any(v["frontend"] == "bench" for v in verdicts), "nothing was timed after a stop in correctness")
+    time.sleep(2)
+    check(not left_over(), "no process of the run is left: " + "; ".join(left_over()))
+    # Stopped in timing: once ./bench has written a verdict; the slow relu's cases take seconds each.
+    bench_files = os.path.join(tree, "backendbench_logs", "bench", "*.verdicts.jsonl")
+    status, text, took, described, verdicts = stopped_run("smoke", "relu", lambda: lines_in(bench_files) > 0,
+                                                          os.path.join(args.work, "interrupted_timing"))
+    check(status == 130, f"stopped in timing: exit {status}, expected 130")
+    check(took < 40, f"it ended {took:.1f} s after the signal")
+    check(described.get("interrupted") == {"signal": "SIGINT", "phase": "timing"},
+          f"run.json: interrupted by SIGINT in timing ({described.get('interrupted')})")
+    checked = [v for v in verdicts if v["frontend"] == "tests"]
+    timed = [v for v in verdicts if v["frontend"] == "bench"]
+    check(checked and all(v["status"] == "passed" for v in checked), f"every correctness case passed and is kept ({len(checked)})")
+    # A timed case may fail on its own figures on a loaded machine; none for want of a verdict.
+    check(any(v["status"] != "skipped" for v in timed), "the cases timed before the signal are kept")
+    check(any(v["status"] == "skipped" and v["skip_reason"] == not_run for v in timed), "the cases not timed are skipped as not run")
+    check(not any(v["status"] == "failed" and "no verdict" in " ".join(v["errors"]) for v in timed),
+          "no timed case failed for the stop")
+    time.sleep(2)
+    check(not left_over(), "no process of the run is left: " + "; ".join(left_over()))
 
 
 def workflow():
@@ -891,6 +1010,6 @@ def reward():
 
 
 {"bad_arguments": bad_arguments, "run": run, "report": report, "workflow": workflow, "gpus": gpus, "slurm": slurm,
- "watch": watch, "reward": reward, "folder_problems": folder_problems}[args.step]()
+ "watch": watch, "reward": reward, "folder_problems": folder_problems, "interrupt": interrupt}[args.step]()
 print(f"{len(failures)} failed checks" if failures else "all checks passed")
 sys.exit(1 if failures else 0)

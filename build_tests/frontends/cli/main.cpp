@@ -33,7 +33,8 @@ Each run writes a results folder (--out; default backendbench_output_<time>): Ba
 full_results.json, operator_summary.csv, failed_tests.json and OVERALL_SUMMARY.md, plus
 verdicts.jsonl, junit.xml, benchmark.json, run.json (command, versions, salt, scores),
 report.html and logs/. Exit status: 0 every case passed, 1 some failed, 2 bad arguments,
-3 the build failed.)";
+3 the build failed, 130 interrupted (Ctrl-C or SIGTERM after the build: the results so far are
+written, the cases not run skipped).)";
 
 const char* kRewardExamples = R"(
 Examples:

@@ -9,6 +9,7 @@
 #include "language/diagnostic.h"
 #include "language/naming.h"
 #include "planner/entry_packs.h"
+#include "planner/interruption.h"
 #include "planner/text.h"
 #include "supervisor/job_verdicts.h"
 
@@ -95,7 +96,7 @@ Job job_of(const Entry& entry, Job::Mode mode, uint64_t salt, const std::string&
 
 std::vector<Verdict> collect(const std::vector<Entry>& entries, const std::vector<Verdict>& written, Job::Mode mode,
                              uint64_t salt, const std::string& log_hint,
-                             const std::map<std::string, std::string>& unreadable) {
+                             const std::map<std::string, std::string>& unreadable, int interrupting) {
   std::vector<Verdict> verdicts;
   for (const Entry& entry : entries) {
     std::vector<std::string> case_names;
@@ -105,10 +106,14 @@ std::vector<Verdict> collect(const std::vector<Entry>& entries, const std::vecto
                             : bad_line != unreadable.end() ? "no verdict: its file holds an unreadable line: " + bad_line->second
                                                            : "no verdict: the process running it ended first (" + log_hint + ")";
     const bool ran = entry.failure.empty() && entry.skip_reason.empty();
+    const bool stopped = interrupting != 0 && ran && bad_line == unreadable.end();
+    const std::string why_missing =
+        stopped ? not_run_reason(interrupting) : why;
     // Both branches lvalues: `ran ? written : std::vector<Verdict>{}` copied every verdict of the
     // run for each entry (22,398 OpInfo verdicts, 129 entries: 9.3 s of a 15.2 s run on the 2-core machine).
     static const std::vector<Verdict> none;
-    std::vector<Verdict> found = job_verdicts(job_of(entry, mode, salt, ""), case_names, ran ? written : none, why);
+    std::vector<Verdict> found = job_verdicts(job_of(entry, mode, salt, ""), case_names, ran ? written : none, why_missing,
+                                              stopped ? MissingVerdict::kSkipped : MissingVerdict::kFails);
     for (size_t c = 0; c < found.size(); ++c) {
       Verdict& verdict = found[c];
       if (!entry.skip_reason.empty()) {

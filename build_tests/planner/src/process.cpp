@@ -1,6 +1,8 @@
 // Child processes through posix_spawn; see process.h.
 #include "planner/process.h"
 
+#include "planner/interruption.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
@@ -42,7 +45,13 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return result;
 }
 
-pid_t start(std::vector<std::string> argv, const ProcessOptions& options, int stdout_fd) {
+pid_t start(std::vector<std::string> argv, const ProcessOptions& options, int stdout_fd, bool own_group = false) {
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  if (own_group) {
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   if (!options.log_path.empty()) {
@@ -57,9 +66,10 @@ pid_t start(std::vector<std::string> argv, const ProcessOptions& options, int st
   std::vector<char*> argument_pointers = pointers(argv);
   std::vector<char*> environment_pointers = pointers(environment);
   pid_t pid = 0;
-  const int status = posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr, argument_pointers.data(),
+  const int status = posix_spawnp(&pid, argv[0].c_str(), &actions, &attributes, argument_pointers.data(),
                                   environment_pointers.data());
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   if (status != 0) throw std::runtime_error(argv[0] + ": cannot start (" + std::strerror(status) + ")");
   return pid;
 }
@@ -105,6 +115,9 @@ PipedChild start_piped(const std::vector<std::string>& argv, const std::map<std:
 
 namespace {
 
+// How long an interrupted child's group has to end after SIGINT before it is killed.
+constexpr std::chrono::seconds kInterruptGrace{10};
+
 // A pidfd of a child (pidfd_open), closed with this object; -1 where the kernel has none.
 struct ChildPidfd {
   explicit ChildPidfd(pid_t pid) : fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))) {}
@@ -133,35 +146,61 @@ void wait_for_end(int pidfd, std::chrono::milliseconds wait) {
 
 int run_process(const std::vector<std::string>& argv, const ProcessOptions& options, const std::function<void()>& poll,
                 double poll_seconds) {
-  const pid_t pid = start(argv, options, -1);
+  // Under an interrupt watch (a run), a child has a process group of its own, which is stopped
+  // whole when the run is interrupted (CTest, interrupted itself, leaves its tests running), and
+  // nothing new starts once it is.
+  const bool watched = interrupt_watch_active();
+  if (watched && interrupting_signal() != 0) return kInterruptedStatus;
+  const pid_t pid = start(argv, options, -1, watched);
+  if (watched) set_waited_group(pid);
   const ChildPidfd pidfd(pid);
   const bool limited = options.timeout_seconds > 0;
   const auto started = std::chrono::steady_clock::now();
   const auto deadline = started + std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
   const auto interval = std::chrono::milliseconds(static_cast<int64_t>(poll_seconds * 1000));
   auto last_poll = started;
+  std::optional<std::chrono::steady_clock::time_point> stopping_since;
+  const auto stop = [&](int signal_number) { watched ? ::killpg(pid, signal_number) : ::kill(pid, signal_number); };
+  const auto ended = [&](int status) {
+    if (watched) {
+      if (stopping_since) ::killpg(pid, SIGKILL);  // what the child left of its group
+      set_waited_group(0);
+    }
+    return status;
+  };
   while (true) {
     int status = 0;
-    const pid_t done = waitpid(pid, &status, poll || limited ? WNOHANG : 0);
-    if (done == pid) return exit_status(status);
+    const pid_t done = waitpid(pid, &status, poll || limited || watched ? WNOHANG : 0);
+    if (done == pid) return ended(exit_status(status));
     if (done < 0 && errno != EINTR) throw std::runtime_error(argv[0] + ": lost track of the process");
     const auto now = std::chrono::steady_clock::now();
+    if (watched && interrupting_signal() != 0) {
+      // Asked first (SIGINT: CTest and Ninja stop their children), then killed.
+      if (!stopping_since) {
+        stopping_since = now;
+        stop(SIGINT);
+      } else if (now - *stopping_since > kInterruptGrace) {
+        stop(SIGKILL);
+      }
+    }
     if (limited && now >= deadline) {
-      kill(pid, SIGKILL);
+      stop(SIGKILL);
       waitpid(pid, &status, 0);
       if (!options.log_path.empty()) {
         std::ofstream(options.log_path, std::ios::app)
             << "\n[backendbench] " << argv[0] << " ran longer than " << options.timeout_seconds << " s and was stopped\n";
       }
-      return kProcessTimedOut;
+      return ended(kProcessTimedOut);
     }
     if (poll && now - last_poll >= interval) {
       poll();
       last_poll = now;
     }
-    // Until the next poll or the deadline, whichever comes first, or the child's end.
+    // Until the next poll or the deadline, whichever comes first, or the child's end (under a
+    // watch at most a fifth of a second: the signal may have woken another thread than this one).
     auto until = poll ? last_poll + interval : deadline;
     if (limited) until = std::min(until, deadline);
+    if (watched) until = std::min(until, now + std::chrono::milliseconds(200));
     wait_for_end(pidfd.fd, std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()) +
                             std::chrono::milliseconds(1));
   }

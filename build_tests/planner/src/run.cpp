@@ -300,6 +300,7 @@ void run_correctness_phase(Run& run) {
   ctest_options.log_path = run.logs + "/ctest.log";
   files::remove_tree(ctest_options.log_path);
   const auto correctness_started = Clock::now();
+  run.phase = "correctness";
   if (run.served && !correctness.empty()) {
     serve_correctness_entries(run, correctness, correctness_started);
   } else if (run.servers) {
@@ -315,7 +316,7 @@ void run_correctness_phase(Run& run) {
   run.phase_seconds["correctness"] = seconds_since(correctness_started);
   // Ending while the run reads the verdicts (waited for when the run ends).
   if (run.servers) run.servers->close();
-  if (ctest_status != 0 && ctest_status != 8) {
+  if (ctest_status != 0 && ctest_status != 8 && interrupting_signal() == 0) {
     std::cerr << ctest_command.front() << " ended with status " << ctest_status << " (log: " << ctest_options.log_path << ")\n";
   }
   gather_slurm_outputs(request, job_entries, ctest_options.log_path, run.staging.path() + "/junit.xml");
@@ -323,7 +324,7 @@ void run_correctness_phase(Run& run) {
   files::remove_tree(job_packs);
   std::map<std::string, std::string> unreadable;
   const std::vector<Verdict> written = read_phase_verdicts(verdict_files, unreadable);
-  run.verdicts = collect(run.entries, written, Job::Mode::kCheck, run.salt, "logs/ctest.log", unreadable);
+  run.verdicts = collect(run.entries, written, Job::Mode::kCheck, run.salt, "logs/ctest.log", unreadable, interrupting_signal());
   // The next run is planned by what these cases took (a case that never ran measured nothing).
   costs.learn(run.verdicts);
   try {
@@ -335,6 +336,8 @@ void run_correctness_phase(Run& run) {
 }
 
 void run_timing_phase(Run& run) {
+  if (interrupting_signal() != 0) return;
+  run.phase = "timing";
   const RunPlan& request = run.request;
   const GpuPlan& gpus = run.gpus;
   std::vector<Entry> timed_entries;
@@ -380,13 +383,14 @@ void run_timing_phase(Run& run) {
   const auto timing_started = Clock::now();
   const int bench_status = folder.empty() ? 0 : run_phase("timing", bench_command, bench_options, bench_verdicts, timed, timing_started);
   run.phase_seconds["timing"] = seconds_since(timing_started);
-  if (bench_status != 0 && bench_status != 8) {
+  if (bench_status != 0 && bench_status != 8 && interrupting_signal() == 0) {
     std::cerr << bench_command.front() << " (timing) ended with status " << bench_status << " (log: " << bench_options.log_path << ")\n";
   }
   gather_slurm_outputs(request, timing_entries, bench_options.log_path, "");
   std::map<std::string, std::string> timed_unreadable;
   const std::vector<Verdict> timed_written = read_phase_verdicts(bench_verdicts, timed_unreadable);
-  for (Verdict& verdict : collect(timed_entries, timed_written, Job::Mode::kTime, run.salt, "logs/bench.log", timed_unreadable)) {
+  for (Verdict& verdict :
+       collect(timed_entries, timed_written, Job::Mode::kTime, run.salt, "logs/bench.log", timed_unreadable, interrupting_signal())) {
     run.verdicts.push_back(std::move(verdict));
   }
   for (const Entry& entry : run.unbuilt) {
@@ -424,6 +428,11 @@ nlohmann::json run_json(const Run& run) {
   if (request.slurm) described["slurm"] = {{"tasks", request.slurm->tasks}, {"gpus_per_task", request.slurm->gpus_per_task}};
   if (run.gpus.gpus) described["gpu_slots"] = run.gpus.slots;
   described["phase_seconds"] = run.phase_seconds;
+  // A run stopped from outside: by which signal, in which phase (its cases not judged: skipped).
+  described["interrupted"] = nullptr;
+  if (const int signal_number = interrupting_signal()) {
+    described["interrupted"] = {{"signal", signal_name(signal_number)}, {"phase", run.phase}};
+  }
   // The kernels that did not compile (findings.h's reproduce_command: how to see why again).
   described["kernels_not_compiled"] = nlohmann::json::array();
   for (const auto& [source, message] : run.broken) described["kernels_not_compiled"].push_back(source);
@@ -454,6 +463,14 @@ int report_run(const Run& run, const nlohmann::json& described) {
     for (const model::KernelProblem& problem : run.problems) std::cout << "  " << problem.diagnostic.str() << "\n";
   }
   std::cout << "\nresults: " << run.request.out << "\nreport:  " << run.request.out << "/report.html\n";
+  if (const int signal_number = interrupting_signal()) {
+    size_t not_run = 0;
+    for (const Verdict& verdict : run.verdicts) not_run += verdict.skip_reason == not_run_reason(signal_number);
+    std::cout << "interrupted (" << signal_name(signal_number) << ") during " << run.phase << ": the results hold what was judged first; "
+              << not_run << " of " << run.verdicts.size() << " verdicts are cases not run (skipped)"
+              << (run.phase == "correctness" && !run.request.timed_suites.empty() ? ", and nothing was timed" : "") << "\n";
+    return kInterruptedStatus;
+  }
   if (!run.problems.empty()) return 1;
   for (const Verdict& verdict : run.verdicts) {
     if (verdict.status == Verdict::Status::kFailed) return 1;

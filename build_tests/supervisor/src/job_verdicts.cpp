@@ -7,7 +7,8 @@
 namespace backendbench {
 
 std::vector<Verdict> job_verdicts(const Job& job, const std::vector<std::string>& case_names,
-                                  const std::vector<Verdict>& written, const std::string& why_missing) {
+                                  const std::vector<Verdict>& written, const std::string& why_missing,
+                                  MissingVerdict missing_verdict) {
   // The job's written verdicts by case, the last written winning (a restarted process's, after a
   // crash record): one pass, as a run of the whole TorchBench suite has 17,546 cases.
   std::unordered_map<std::string_view, const Verdict*> by_case;
@@ -30,8 +31,13 @@ std::vector<Verdict> job_verdicts(const Job& job, const std::vector<std::string>
     missing.frontend = job.mode == Job::Mode::kTime ? "bench" : "tests";
     missing.device = job.device.value_or("");
     missing.salt = job.salt.value_or(0);
-    missing.status = Verdict::Status::kFailed;
-    missing.errors.push_back(job.name() + " case " + case_name + ": " + why_missing);
+    if (missing_verdict == MissingVerdict::kSkipped) {
+      missing.status = Verdict::Status::kSkipped;
+      missing.skip_reason = why_missing;
+    } else {
+      missing.status = Verdict::Status::kFailed;
+      missing.errors.push_back(job.name() + " case " + case_name + ": " + why_missing);
+    }
     verdicts.push_back(missing);
   }
   return verdicts;

@@ -112,6 +112,8 @@ int run_command(const RunRequest& given, const std::string& command_line) {
   start_servers_before_the_build(run);
   if (!build_targets(run)) return 3;
   plan_entries(run);
+  // From here a stop from outside keeps what was judged (planner/interruption.h).
+  const planner::InterruptWatch interrupts;
   run_correctness_phase(run);
   if (!run.request.timed_suites.empty()) run_timing_phase(run);
   nlohmann::json described = run_json(run);

@@ -23,6 +23,7 @@
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "language/naming.h"
+#include "planner/interruption.h"
 #include "planner/process.h"
 
 namespace backendbench::cli {
@@ -345,6 +346,8 @@ int watch_command(const RunRequest& request, const std::string& command_line) {
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
   int status = run_command(request, command_line);
+  // Ctrl-C during the run itself reaches the run's own watch (planner/interruption.h), not ours.
+  if (status == planner::kInterruptedStatus) stop_requested = true;
   const RunContext context = run_context(installation());
   std::unique_ptr<QuickChecker> quick = stop_requested ? nullptr : start_quick_checks(request, context.cuda_available, context.python_kernels);
   while (!stop_requested) {
@@ -393,6 +396,7 @@ int watch_command(const RunRequest& request, const std::string& command_line) {
     again.ops = operators;
     try {
       status = run_command(again, command_line);
+      if (status == planner::kInterruptedStatus) stop_requested = true;
     } catch (const DiagnosticError& error) {
       std::cerr << error.what() << "\n";  // one round's error (say, a kernel folder now empty): the loop goes on
       status = 2;

@@ -66,9 +66,11 @@ Job job_of(const Entry& entry, Job::Mode mode, uint64_t salt, const std::string&
 // missing ones completed from the suite manifest.
 // `unreadable`: by Entry::key, the first line of the entry's verdict files that names no case
 // (verdict.h): the reason its cases without a verdict have none.
+// `interrupting`: the signal that stopped the run (interruption.h; 0: none), whose cases without a
+// verdict are skipped, not failed: nothing but the run's stop is known to have kept them from one.
 std::vector<Verdict> collect(const std::vector<Entry>& entries, const std::vector<Verdict>& written, Job::Mode mode,
                              uint64_t salt, const std::string& log_hint,
-                             const std::map<std::string, std::string>& unreadable = {});
+                             const std::map<std::string, std::string>& unreadable = {}, int interrupting = 0);
 
 // Every verdict of a phase's files; a line that names no case is kept, located, for the
 // entries whose verdicts its file holds (their first such line).

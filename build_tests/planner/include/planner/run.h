@@ -20,6 +20,7 @@
 #include "planner/build_tree.h"
 #include "planner/entry_servers.h"
 #include "planner/installation.h"
+#include "planner/interruption.h"
 #include "planner/jobs.h"
 #include "planner/process.h"
 #include "planner/results.h"
@@ -58,6 +59,8 @@ struct Run {
   std::string runs_on, timeout;
   std::vector<Verdict> verdicts;
   nlohmann::json phase_seconds = nlohmann::json::object();
+  // The phase in progress (correctness, timing), which an interruption names.
+  std::string phase;
 };
 
 // What the run is, said before anything runs; its salt and the environment every process of the
@@ -78,8 +81,10 @@ bool build_targets(Run& run);
 // The entries the run's processes judge, and those whose verdicts this process makes.
 void plan_entries(Run& run);
 // Correctness: CTest runs the run's entries; the verdicts collected (a case without one fails).
+// Under an InterruptWatch a stop ends the phase, and its cases not judged yet are skipped.
 void run_correctness_phase(Run& run);
-// Timing: ./bench on each entry of the timed suites, run by CTest too.
+// Timing: ./bench on each entry of the timed suites, run by CTest too. Not run once the run
+// is interrupted.
 void run_timing_phase(Run& run);
 // run.json: what was run, where, with what, how long each phase took, and the scores.
 nlohmann::json run_json(const Run& run);
@@ -87,7 +92,7 @@ nlohmann::json run_json(const Run& run);
 // BackendBench's files, `described` as run.json, the report and the logs.
 void write_results(Run& run, const nlohmann::json& described);
 // The scores and where the results are; the exit status: 1 when a case failed or the kernel
-// folder had a problem.
+// folder had a problem, 130 when the run was interrupted (what it judged first is written).
 int report_run(const Run& run, const nlohmann::json& described);
 
 }  // namespace backendbench::planner
