@@ -577,7 +577,7 @@ def workflow():
                      "const at::Scalar& alpha) { return self + other * alpha }\n")
     # A second one reaches for the same secret through a link in its own folder (a downloaded
     # folder's add/notes.h -> a secret): links are not followed into the sandbox, so it finds
-    # nothing there either, in the build of each kernel alone and in the kernel view's.
+    # nothing there either, in the run's build and in the build of each kernel alone.
     os.symlink(planted, os.path.join(lone, "add", "notes.h"))
     with open(os.path.join(lone, "add", "add_implementation_2.cpp"), "w") as handle:
         handle.write('#include <ATen/ATen.h>\n#include "notes.h"\n'

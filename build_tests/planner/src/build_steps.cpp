@@ -34,7 +34,8 @@ void configure_tree(const BuildTree& tree, const TreeSelection& selection, const
   if (!tree.configure(values, new_tree, log_directory + "/configure.log")) std::cout << "  unchanged\n";
 }
 
-void build_with_progress(const BuildTree& tree, const std::vector<std::string>& targets, int jobs, const std::string& log) {
+void build_with_progress(const BuildTree& tree, const std::vector<std::string>& targets, int jobs, const std::string& log,
+                         bool keep_going) {
   files::remove_tree(log);
   ProgressPrinter printer;
   const auto start = Clock::now();
@@ -47,7 +48,7 @@ void build_with_progress(const BuildTree& tree, const std::vector<std::string>& 
                  final);
   };
   try {
-    tree.build_targets(targets, jobs, log, [&] { show(false); });
+    tree.build_targets(targets, jobs, log, [&] { show(false); }, keep_going);
   } catch (const DiagnosticError&) {
     show(true);
     throw;
@@ -64,6 +65,9 @@ std::map<std::string, std::string> broken_kernels(const BuildTree& tree, int job
     const std::string log = logs + "/" + kernel.target + ".log";
     files::remove_tree(log);
     if (tree.build_target(kernel.target, jobs, log)) continue;
+    // What an earlier build of it (or of a kernel of the same name in another folder) left: no
+    // process may load it in this run's place.
+    files::remove_tree(kernel.library);
     std::string first = "see " + log;
     std::ifstream in(log);
     for (std::string line; std::getline(in, line);) {

@@ -113,9 +113,14 @@ bool BuildTree::configure(const std::map<std::string, std::string>& values,
 }
 
 void BuildTree::build_targets(const std::vector<std::string>& targets, int jobs, const std::string& log_path,
-                              const std::function<void()>& poll) const {
+                              const std::function<void()>& poll, bool keep_going) const {
   std::vector<std::string> argv = {BACKENDBENCH_CMAKE_COMMAND, "--build", build_, "-j", std::to_string(jobs), "--target"};
   argv.insert(argv.end(), targets.begin(), targets.end());
+  if (keep_going) {
+    const bool ninja = cached("CMAKE_GENERATOR").value_or("").find("Ninja") != std::string::npos;
+    argv.insert(argv.end(), {"--", "-k"});
+    if (ninja) argv.push_back("0");  // Ninja's -k takes how many failures end the build: 0, none
+  }
   ProcessOptions options;
   options.log_path = log_path;
   if (run_process(argv, options, poll) != 0) {
@@ -138,7 +143,7 @@ std::vector<BuildTree::KernelTarget> BuildTree::kernel_targets() const {
     const std::string kernel_folder = stem.substr(0, stem.rfind("_implementation_"));
     std::string source = folder + "/" + kernel_folder + "/" + stem + ".cpp";
     if (!exists(source)) source = folder + "/" + kernel_folder + "/" + stem + ".cu";
-    targets.push_back({target, source});
+    targets.push_back({target, source, line});
   }
   return targets;
 }

@@ -7,6 +7,8 @@
 #include <iomanip>
 #include <iostream>
 #include <random>
+#include <set>
+#include <utility>
 
 #include "backendbench/files.h"
 #include "backendbench/gpu_slot.h"
@@ -196,35 +198,35 @@ bool build_targets(Run& run) {
   std::vector<std::string> targets;
   for (const SuiteChoice& suite : request.suites) targets.push_back("backendbench_test_" + suite.name);
   if (!request.timed_suites.empty()) targets.push_back("bench");
-  std::cout << "building " << joined(targets, ", ") << " (log: " << run.logs << "/build.log)\n" << std::flush;
+  // The kernel libraries beside the executables, which load them at start-up and do not wait for
+  // them (BACKENDBENCH_KERNELS_APART): past a kernel that does not compile, the rest is built.
+  std::vector<std::string> with_kernels = targets;
+  with_kernels.push_back("backendbench_kernels");
+  std::cout << "building " << joined(targets, ", ") << " and the kernels (log: " << run.logs << "/build.log)\n" << std::flush;
   const auto build_start = Clock::now();
   try {
-    build_with_progress(run.tree, targets, request.jobs, run.logs + "/build.log");
+    build_with_progress(run.tree, with_kernels, request.jobs, run.logs + "/build.log", true);
   } catch (const DiagnosticError& error) {
+    // Each kernel built alone says whether it is to blame (a library left from an earlier build
+    // does not count: its target fails again), and with its own first error.
     std::cout << "  the build failed; building each kernel alone to find which do not compile\n" << std::flush;
     if (!request.kernels_directory.empty()) run.broken = broken_kernels(run.tree, request.jobs, run.logs);
-    if (run.broken.empty()) {
-      std::cerr << error.what() << "\n";
-      return false;
-    }
-    for (const auto& [source, message] : run.broken) std::cout << "  does not compile: " << source << "\n    " << message << "\n";
-    // The view's own files are links into the folder: left out as the folder's.
-    std::set<std::string> left_out = left_out_paths(run.problems);
-    for (const auto& [source, message] : run.broken) {
-      const bool in_view = source.rfind(run.kernel_view + "/", 0) == 0;
-      left_out.insert(in_view ? request.kernels_directory + source.substr(run.kernel_view.size()) : source);
-    }
-    write_kernel_view(request.kernels_directory, left_out, run.kernel_view);
-    std::cout << "  the other kernels run from " << run.kernel_view << " (links to them)\n";
-    run.selection.kernels_view_of = request.kernels_directory;
-    run.selection.kernels_directory = run.kernel_view;
-    configure_tree(run.tree, run.selection, run.logs);
     try {
+      if (run.broken.empty()) throw;
       build_with_progress(run.tree, targets, request.jobs, run.logs + "/build.log");
     } catch (const DiagnosticError& again) {
       std::cerr << again.what() << "\n";
       return false;
     }
+    // A kernel view's files are links into the folder: said as the folder's.
+    std::map<std::string, std::string> in_folder;
+    for (const auto& [source, message] : run.broken) {
+      const bool in_view = source.rfind(run.kernel_view + "/", 0) == 0;
+      in_folder[in_view ? request.kernels_directory + source.substr(run.kernel_view.size()) : source] = message;
+    }
+    run.broken = std::move(in_folder);
+    for (const auto& [source, message] : run.broken) std::cout << "  does not compile: " << source << "\n    " << message << "\n";
+    std::cout << "  their cases fail with that error; the other kernels run\n";
   }
   std::cout << "  built in " << clock_text(seconds_since(build_start)) << "\n";
   // The build leaves the page cache full of dirty objects, which the kernel writes back about
@@ -240,6 +242,13 @@ void plan_entries(Run& run) {
   std::vector<LeftOutKernel> left_out_kernels = problem_kernels(run.problems);
   for (LeftOutKernel& kernel : uncompiled_kernels(run.broken, run.logs)) left_out_kernels.push_back(std::move(kernel));
   run.unbuilt = unbuilt_entries(run.tree, request, left_out_kernels);
+  // A kernel that did not compile is still in the suites (the build read its folder whole): its
+  // entries are the unbuilt ones alone, so no process is ever asked to load its library.
+  std::set<std::pair<std::string, std::string>> left_out;
+  for (const Entry& entry : run.unbuilt) left_out.insert({entry.op, entry.backend});
+  std::erase_if(run.entries, [&](const Entry& entry) {
+    return entry.backend_facts.kind == "kernel" && left_out.count({entry.op, entry.backend});
+  });
   // A CUDA kernel on a machine without a GPU: its cases are skipped here, as its executable
   // would skip them, without starting a process per entry for each phase (on the 2-core
   // machine, 3 s a timing entry). Not in a Slurm run: its tasks have the GPUs, not this host.

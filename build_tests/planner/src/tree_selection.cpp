@@ -77,7 +77,9 @@ std::map<std::string, std::string> tree_values(const TreeSelection& selection, c
       {"BACKENDBENCH_TOPN", std::to_string(selection.topn)},
       {"BACKENDBENCH_BOTTOMN", "0"},
       {"BACKENDBENCH_OP_LIBRARIES", joined_list(cached("BACKENDBENCH_OP_LIBRARIES"), selection.op_libraries, ';', false, same)},
-      {"BACKENDBENCH_KERNELS_VIEW_OF", selection.kernels_view_of}};
+      {"BACKENDBENCH_KERNELS_VIEW_OF", selection.kernels_view_of},
+      // The run builds the kernel libraries itself, beside the executables (build_steps.h).
+      {"BACKENDBENCH_KERNELS_APART", "ON"}};
   // A suite file named again with another file: only the new one. One whose file is gone since
   // (a trace file written for one run) is dropped, as configuring would fail on it.
   std::vector<std::string> files = split(values["BACKENDBENCH_SUITE_FILES"], ';'), kept;

@@ -377,8 +377,7 @@ int watch_command(const RunRequest& request, const std::string& command_line) {
         if (reward.outcome == "build_failed" && check.beside.empty()) ++not_built;
       }
       // Every file saved in the selection does not compile: the full run would say the same, after
-      // building the other kernels in a kernel view, which configures the build folder twice (once
-      // more when the file compiles again). Its results stay the last run's.
+      // a build. Its results stay the last run's.
       size_t touched_in_selection = 0;
       for (const std::string& file : watch.touched_files()) {
         if (!operators_to_rerun({file.substr(0, file.find('/'))}, request.ops).empty()) ++touched_in_selection;

@@ -58,14 +58,15 @@ class BuildTree {
   bool configure(const std::map<std::string, std::string>& values,
                  const std::map<std::string, std::string>& new_tree_values, const std::string& log_path) const;
   // Builds `targets`; throws DiagnosticError with the log's last lines when the build fails. `poll`, when
-  // given, is called about twice a second while it runs.
+  // given, is called about twice a second while it runs. `keep_going`: past a step that fails, every
+  // step that does not need it is still built (Ninja's -k 0, Make's -k).
   void build_targets(const std::vector<std::string>& targets, int jobs, const std::string& log_path,
-                     const std::function<void()>& poll = nullptr) const;
+                     const std::function<void()>& poll = nullptr, bool keep_going = false) const;
 
   // The kernel libraries' targets of this configuration (from its kernel manifest, so .cu kernels
   // of a build without CUDA are not among them), with the kernel source each builds.
   struct KernelTarget {
-    std::string target, source;
+    std::string target, source, library;  // library: its manifest line, the file the build writes
   };
   std::vector<KernelTarget> kernel_targets() const;
   // Builds one target; false (its output in `log_path`) when it fails.
