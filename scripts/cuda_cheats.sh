@@ -26,8 +26,6 @@ configure build-cuda-tests -DBACKENDBENCH_BUILD_TESTS=ON "$@" || exit 1
 configure build-cuda-cheats -DBACKENDBENCH_BUILD_TESTS=OFF -DBACKENDBENCH_SUITES="smoke;edge;sample;torchbench" \
           -DBACKENDBENCH_TORCHBENCH_TRACES="$PWD/build_tests/tests/fixtures/persisting_l2" \
           -DBACKENDBENCH_KERNELS_DIR="$PWD/build_tests/gallery/cuda_cheats" "$@" || exit 1
-(cd build-cuda-tests && ctest -j 8 --output-on-failure >"$out/ctest_project.log" 2>&1)
-echo "project tests on CUDA: $(grep -E 'tests passed' "$out/ctest_project.log")"
 (cd build-cuda-cheats && ctest -j 4 --output-on-failure >"$out/ctest_cheats.log" 2>&1)
 echo "cheat kernels in the tests:"
 grep -E 'Test +#' "$out/ctest_cheats.log" | grep -v '/aten '
@@ -39,3 +37,7 @@ sed -n '/^speedup over aten/,$p' "$out/bench_cheats.err"
    --backendbench_summary="$out/bench_examples_summary.json" >"$out/bench_examples.log" 2>"$out/bench_examples.err")
 echo "./bench on the example kernels (exit $?):"
 sed -n '/^speedup over aten/,$p' "$out/bench_examples.err"
+# Last, as the longest: the project's own tests, each of which picks CUDA where it can.
+(cd build-cuda-tests && ctest -j 8 --output-on-failure >"$out/ctest_project.log" 2>&1)
+echo "project tests on CUDA: $(grep -E 'tests passed' "$out/ctest_project.log")"
+grep -E '\*\*\*Failed|\*\*\*Timeout|Not Run' "$out/ctest_project.log" | head -40

@@ -54,6 +54,8 @@ pid_t start(std::vector<std::string> argv, const ProcessOptions& options, int st
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  // A process group of its own is a background group: reading the terminal would stop it (SIGTTIN).
+  if (own_group) posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   if (!options.log_path.empty()) {
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, options.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND,
                                      0644);
