@@ -66,6 +66,20 @@ TEST(Roofline, OnlyABoundMakesACaseSuspect) {
   EXPECT_FALSE(beats_peaks(work, 1e-3, measured));
 }
 
+TEST(Roofline, AFloorTheReferenceBeatsToo) {
+  // FlagGems' embedding on the H200 (2026-12-04): a [256008, 1024] f16 table, [2, 128] indices:
+  // every input's bytes counted make a floor of about 104 us; the kernel took 4.4 us, ATen 4.5.
+  Work gather;
+  gather.bytes = 256008.0 * 1024 * 2 + 2 * 128 * 8 + 2 * 128 * 1024 * 2;
+  gather.flops = 2 * 128 * 1024;
+  const Peaks h200 = peaks_for_device_name("NVIDIA H200", at::kHalf);
+  EXPECT_GT(honest_floor_seconds(gather, h200), 100e-6);
+  EXPECT_FALSE(suspect_time(gather, 4.4e-6, 4.5e-6, h200));  // ATen beats it: it bounds nothing
+  EXPECT_TRUE(suspect_time(gather, 4.4e-6, 0, h200));        // the reference not measured here
+  EXPECT_TRUE(suspect_time(gather, 4.4e-6, 200e-6, h200));   // ATen within the floor: the kernel is not
+  EXPECT_FALSE(suspect_time(gather, 120e-6, 200e-6, h200));  // within the floor
+}
+
 TEST(Roofline, TheHonestFloorIsTheSlowerPeakLessFivePerCent) {
   Work work;
   work.bytes = 1e9;

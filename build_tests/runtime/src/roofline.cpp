@@ -177,6 +177,10 @@ bool beats_peaks(const Work& work, double seconds, const Peaks& peaks) {
   return seconds > 0 && seconds < honest_floor_seconds(work, peaks);
 }
 
+bool suspect_time(const Work& work, double kernel_seconds, double reference_seconds, const Peaks& peaks) {
+  return beats_peaks(work, kernel_seconds, peaks) && !beats_peaks(work, reference_seconds, peaks);
+}
+
 std::string cpu_identity() {
   std::string model = "unknown CPU";
   std::ifstream cpuinfo("/proc/cpuinfo");

@@ -290,7 +290,9 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
       figures.tflops = work.flops / seconds / 1e12;
       if (peaks.bytes_per_second > 0) figures.pct_peak_bw = 100 * work.bytes / seconds / peaks.bytes_per_second;
       if (peaks.flops_per_second > 0) figures.pct_peak_flops = 100 * work.flops / seconds / peaks.flops_per_second;
-      if (beats_peaks(work, seconds, peaks)) verdict.flags.push_back("suspect");
+      const double reference_seconds =
+          (backend.runs_in_worker() ? measured.supervisor_reference_us : figures.reference_us) / 1e6;
+      if (suspect_time(work, seconds, reference_seconds, peaks)) verdict.flags.push_back("suspect");
       const double launch_overhead = figures.launch_overhead_us / 1e6;
       if (launch_overhead > 0 && seconds < 1.3 * launch_overhead) verdict.flags.push_back("overhead_dominated");
     }

@@ -42,8 +42,14 @@ Peaks peaks_for_device_name(const std::string& name, at::ScalarType dtype);
 // The least time in which `work` can honestly be done: at `peaks`, less 5 % (clocks and the
 // datasheet's rounding); 0 for peaks that are not a bound.
 double honest_floor_seconds(const Work& work, const Peaks& peaks);
-// Whether `work` done in `seconds` is faster than that: the roofline's `suspect` flag.
+// Whether `work` done in `seconds` is faster than that.
 bool beats_peaks(const Work& work, double seconds, const Peaks& peaks);
+// The roofline's `suspect` flag: a kernel time that beats the floor, where the reference's time,
+// as this process measured it (0: not measured), does not beat it too. ATen beating the floor
+// says the bytes counted overstate the work (every input's bytes are counted, and a gather reads
+// only the rows it indexes: an embedding of 2x128 rows from a 524 MB table, 4.5 us on the H200
+// against a floor of 104 us), so the floor bounds nothing there.
+bool suspect_time(const Work& work, double kernel_seconds, double reference_seconds, const Peaks& peaks);
 
 // What the CPU's measured peaks are kept under: its model, its logical CPUs and ATen's threads
 // ("Intel(R) Xeon(R) ... | 2 CPUs | 2 threads").
