@@ -47,6 +47,9 @@ TEST(ReferenceBound, AFigureWithinTwiceTheHonestFloorNeedsNoTiming) {
   EXPECT_FALSE(reference_figure_needs_timing(kReferenceSlackUs, kReferenceAgreement, 0));
   EXPECT_TRUE(reference_figure_needs_timing(kReferenceSlackUs + 0.5, kReferenceAgreement, 0));
   EXPECT_TRUE(reference_figure_needs_timing(std::nan(""), kReferenceAgreement, 100));
+  // A figure under the floor itself (a gather's overcounted bytes, or a worker's lie): timed here,
+  // so that this process's own time says whether the floor bounds the case (suspect_time).
+  EXPECT_TRUE(reference_figure_needs_timing(4.5, kReferenceAgreement, 104));
 }
 
 // A worker's timing answer as the supervisor counts it: anything in the kernel's process can

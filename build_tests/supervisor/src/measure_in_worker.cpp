@@ -466,9 +466,7 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
     // H200: 4 samples, 7 flushes and a synchronisation); the roofline counts the checks' outputs.
     const Work work = work_of(facts_of(op_display), value_sets.at(0), *checked_outputs);
     const double floor_us = honest_floor_seconds(work, device_peaks(device, work.dtype, settings)) * 1e6;
-    // A worker's reference that beats the floor itself is timed here: where this process's own
-    // does too, the floor bounds nothing (roofline.h: suspect_time).
-    if (!reference_figure_needs_timing(f.reference_us, agreement, floor_us) && f.reference_us >= floor_us) {
+    if (!reference_figure_needs_timing(f.reference_us, agreement, floor_us)) {
       measured.reference_outputs = *checked_outputs;
       bound_below();
       return measured;
@@ -531,7 +529,7 @@ BackToBack judge_back_to_back(double paired_speedup, double back_to_back_speedup
 }
 
 bool reference_figure_needs_timing(double worker_reference_us, double agreement, double honest_floor_us) {
-  return !(worker_reference_us <= agreement * honest_floor_us + kReferenceSlackUs);
+  return !(worker_reference_us <= agreement * honest_floor_us + kReferenceSlackUs) || worker_reference_us < honest_floor_us;
 }
 
 Measurement counted_measurement(const json& m, int64_t most_samples) {

@@ -56,8 +56,8 @@ struct Measurement {
   // Wall milliseconds this process spent timing the reference itself to bound a kernel worker's
   // figure (worker.h), over every attempt; 0 where it was not needed.
   double bound_ms = 0;
-  // The reference's time as this process measured it: in this process, the figures' own; for a
-  // kernel worker, where this process timed the reference itself; 0 where it did not.
+  // A kernel worker's measurement: the reference's time as this process measured it itself; 0
+  // where it did not (a worker's figure its floor bounds). In this process, figures' own.
   double supervisor_reference_us = 0;
   // The interleaved pairs the figures come from (seconds, in the order timed): what a kernel
   // worker sends, for the supervisor to compute every figure it counts (worker.h).

@@ -88,7 +88,9 @@ inline constexpr double kReferenceSlackUs = 2.0;
 // Whether a worker's reference figure needs this process's own timing to be bounded: not when it
 // is at most `agreement` times the least honest time of the reference's work (roofline.h:
 // honest_floor_seconds, 0 where the peaks are no bound), plus kReferenceSlackUs, since this
-// process's own figure could only be higher and the bound would hold.
+// process's own figure could only be higher and the bound would hold; and always when it beats
+// that floor itself, where this process's own time says whether the floor bounds anything
+// (roofline.h: suspect_time).
 bool reference_figure_needs_timing(double worker_reference_us, double agreement, double honest_floor_us);
 // What this process counts of a kernel worker's `time` answer (its "measurement" object), since
 // anything in the kernel's process can rewrite it: every figure that counts (the medians, mean,
