@@ -408,6 +408,23 @@ TEST(BackToBack, OnCudaTheAllowanceIsTheClaimAndAFewPerCentOnLongCalls) {
   EXPECT_GT(back_to_back_allowance(2e-6, 1000), 1.05 * 1001 * 2e-6 + kBackToBackSlackSeconds + 1000 * 9e-6);
 }
 
+TEST(BackToBack, OnACpuTheReferencesRunIsNoSlowerThanItsPairedTimingHere) {
+  constexpr bool kCuda = true, kCpu = false;
+  // A run read 3x slow by the machine's noise counts the supervisor's paired 5 ms.
+  EXPECT_DOUBLE_EQ(back_to_back_reference_call_seconds(15e-3, 5000, kCpu), 5e-3);
+  // A faster run stands: the bound only ever tightens.
+  EXPECT_DOUBLE_EQ(back_to_back_reference_call_seconds(4e-3, 5000, kCpu), 4e-3);
+  // No paired timing here (a figure the floor bounds), or CUDA's flushed samples: the run alone.
+  EXPECT_DOUBLE_EQ(back_to_back_reference_call_seconds(15e-3, 0, kCpu), 15e-3);
+  EXPECT_DOUBLE_EQ(back_to_back_reference_call_seconds(15e-3, 5000, kCuda), 15e-3);
+  // So a clock-patching kernel's 2.84x paired, beside 3.97x back to back on a slow reading, is
+  // no longer within the tolerance once its reference counts at its paired time.
+  const double kernel_call = 15e-3 / 3.97;
+  EXPECT_EQ(judge_back_to_back(2.84, 15e-3 / kernel_call, kernel_call, kCpu), BackToBack::kAgrees);
+  EXPECT_EQ(judge_back_to_back(2.84, back_to_back_reference_call_seconds(15e-3, 5000, kCpu) / kernel_call, kernel_call, kCpu),
+            BackToBack::kCounted);
+}
+
 TEST(BackToBack, APairedSpeedupStandsWithinTheToleranceIsReplacedBeyondAndFailsFarBeyond) {
   constexpr bool kCuda = true, kCpu = false;
   constexpr double kLong = 1e-3, kShort = 5e-6;  // seconds a call

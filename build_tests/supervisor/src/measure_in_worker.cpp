@@ -305,9 +305,14 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
   // On CUDA, calls back to back within the kernel's claim end the bound (worker.h).
   const double allowed = device.is_cuda() ? back_to_back_allowance(claimed, calls) : 0.0;
   const auto within_claim = [&] { return device.is_cuda() && fastest <= allowed; };
+  // The reference's side, a call: its fastest run here, bounded on a CPU by its paired timing here.
+  const auto reference_call = [&] {
+    return back_to_back_reference_call_seconds(fastest_reference / static_cast<double>(calls), measured.supervisor_reference_us,
+                                               device.is_cuda());
+  };
   const auto verdict = [&] {
-    return judge_back_to_back(f.speedup, fastest_reference / fastest, std::max(fastest, fastest_reference) / static_cast<double>(calls),
-                              device.is_cuda());
+    const double kernel_call = fastest / static_cast<double>(calls);
+    return judge_back_to_back(f.speedup, reference_call() / kernel_call, std::max(kernel_call, reference_call()), device.is_cuda());
   };
   for (int attempt = 0; attempt < kBackToBackTries && !within_claim() && (attempt == 0 || verdict() != BackToBack::kAgrees);
        ++attempt) {
@@ -358,7 +363,7 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     fastest_reference = std::min(fastest_reference, reference_back_to_back(handle, device, std::move(draws.inputs), pool.worker_pid(key)));
   }
   if (within_claim()) return;
-  const double per_call = fastest / static_cast<double>(calls), reference_per_call = fastest_reference / static_cast<double>(calls);
+  const double per_call = fastest / static_cast<double>(calls), reference_per_call = reference_call();
   const double back_to_back_speedup = reference_per_call / per_call;
   f.back_to_back_speedup = back_to_back_speedup;
   switch (verdict()) {
@@ -526,6 +531,11 @@ BackToBack judge_back_to_back(double paired_speedup, double back_to_back_speedup
   if (paired_speedup <= (1 + tolerance) * back_to_back_speedup) return BackToBack::kAgrees;
   const double fail_ratio = cuda ? kBackToBackFailRatio : kCpuBackToBackFailRatio;
   return paired_speedup > fail_ratio * back_to_back_speedup ? BackToBack::kDisagrees : BackToBack::kCounted;
+}
+
+double back_to_back_reference_call_seconds(double run_call_seconds, double supervisor_reference_us, bool cuda) {
+  if (cuda || !(supervisor_reference_us > 0)) return run_call_seconds;
+  return std::min(run_call_seconds, supervisor_reference_us * 1e-6);
 }
 
 bool reference_figure_needs_timing(double worker_reference_us, double agreement, double honest_floor_us) {
