@@ -56,7 +56,7 @@ double interquartile_mean(std::vector<double> values, double* standard_deviation
   return mean;
 }
 
-void fix_large_allocations() { mallopt(M_MMAP_THRESHOLD, 128 << 10); }
+void fix_large_allocations() { mallopt(M_MMAP_THRESHOLD, 32 << 20); mallopt(M_TRIM_THRESHOLD, 256 << 20); }
 
 double Samples::median_seconds() const { return quantile(values_, 0.5); }
 

@@ -19,12 +19,16 @@
 
 namespace backendbench {
 
-// Fixes how this process's large CPU allocations are made: each of 128 KiB or more is its own
-// mapping, its pages faulted in afresh on every call (glibc's mallopt M_MMAP_THRESHOLD, which
-// otherwise moves with the process's history, and so did a large output's cost: a 2048x2048
-// relu read 0.6 ms in one attempt and 5 ms in the next on the 2-core machine, its reference
-// alike, and differently in the supervisor than in the kernel's worker). Every process that
-// times calls it first: the kernel workers and the supervisors.
+// Fixes how this process's large CPU allocations are made, so that a call's cost does not move
+// with the process's history: glibc's mallopt thresholds, which otherwise move (a 2048x2048 relu
+// read 0.6 ms in one attempt and 5 ms in the next on the 2-core machine, its reference alike, and
+// differently in the supervisor than in the kernel's worker). Blocks up to 32 MiB (M_MMAP_THRESHOLD's
+// most) come from the heap, and up to 256 MiB of freed heap stays mapped, so that a freed output's
+// block is found again hot by the next call, as a long-running program finds it. Fixed at 128 KiB
+// instead, every output was a mapping of its own, faulted in afresh on every call: the 2048x2048
+// relu's reference read 4-5 ms back to back instead of 1.1-1.4 ms, and a kernel that kept its
+// blocks (a deferral, a relay of forged answers) read 2x ATen back to back by the faults alone.
+// Every process that times calls it first: the kernel workers and the supervisors.
 void fix_large_allocations();
 
 // A set of timings, seconds.
