@@ -311,8 +311,8 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
                                                device.is_cuda());
   };
   const auto verdict = [&] {
-    const double kernel_call = fastest / static_cast<double>(calls);
-    return judge_back_to_back(f.speedup, reference_call() / kernel_call, std::max(kernel_call, reference_call()), device.is_cuda());
+    const double kernel_call = fastest / static_cast<double>(calls), reference = reference_call();
+    return judge_back_to_back(f.speedup, reference / kernel_call, std::max(kernel_call, reference), device.is_cuda());
   };
   for (int attempt = 0; attempt < kBackToBackTries && !within_claim() && (attempt == 0 || verdict() != BackToBack::kAgrees);
        ++attempt) {
