@@ -27,7 +27,7 @@ namespace backendbench {
 // block is found again hot by the next call, as a long-running program finds it. Fixed at 128 KiB
 // instead, every output was a mapping of its own, faulted in afresh on every call: the 2048x2048
 // relu's reference read 4-5 ms back to back instead of 1.1-1.4 ms, and a kernel that kept its
-// blocks (a deferral, a relay of forged answers) read 2x ATen back to back by the faults alone.
+// blocks (a deferral, a relay of forged answers) read 1.6-2.0x ATen back to back by the faults alone.
 // Every process that times calls it first: the kernel workers and the supervisors.
 void fix_large_allocations();
 

@@ -175,10 +175,10 @@ inline constexpr double kCpuBackToBackFailRatio = 4.0;
 // The reference's seconds a call that a back-to-back speedup counts: its run back to back here
 // (`run_call_seconds`), on a CPU no slower than this process's own paired timing of it
 // (`supervisor_reference_us`, supervisor_reference's 10th percentile; 0 where it has none). On a
-// CPU one run of the reference back to back can read slow by the machine's noise alone (on the
-// idle 2-core machine a 2048x2048 relu's read 3x its twin's in the run before), and a slow
-// yardstick lets a forged kernel time agree as much (the clock-patching relu's 2.84x paired passed
-// beside 3.97x back to back). Other work only adds time, so the faster reading is the truer one.
+// CPU one run of the reference back to back can read slow by the machine's noise alone, and a
+// slow yardstick lets a forged kernel time agree as much (on the idle 2-core machine the
+// clock-patching relu's 2.84x paired passed beside 3.97x back to back, its honest twin's 1.30x in
+// the same run). Other work only adds time, so the faster reading is the truer one.
 // On CUDA the paired timing flushes the L2 before each call and the run does not: not comparable.
 double back_to_back_reference_call_seconds(double run_call_seconds, double supervisor_reference_us, bool cuda);
 enum class BackToBack { kAgrees, kCounted, kDisagrees };
