@@ -227,24 +227,36 @@ TEST(WorkerProtocol, APrepareRunIsOneRecipeAndACountOfCallsWithinTheBound) {
     requests.push_back(request);
   }
   requests.push_back({{"kind", "run"}});
-  // One recipe and a count: the run after it answers the last call's draw and its digests.
+  const size_t bad = requests.size();
+  // One recipe and a count: the run after it answers the last call's draw; its digests, under
+  // their request's key, are one list a call; its outputs come back as asked, within the run.
   nlohmann::json good = target;
   good["value_sets"] = nlohmann::json::array({recipe});
   good["calls"] = 3;
   requests.push_back(good);
   requests.push_back({{"kind", "run"}});
+  requests.push_back({{"kind", "run_digests"}});
+  requests.push_back({{"kind", "run_digests"}, {"key", 99}});
+  requests.push_back({{"kind", "run_output"}, {"first", 2}, {"count", 2}});
+  requests.push_back({{"kind", "run_output"}, {"first", 0}, {"count", 3}});
   const std::vector<nlohmann::json> answers = answers_to(requests, false);
   ASSERT_EQ(answers.size(), requests.size());
-  EXPECT_FALSE(answers[answers.size() - 2].contains("error")) << answers[answers.size() - 2].dump();
-  EXPECT_EQ(answers.back().value("value_set", -1), 2) << answers.back().dump();
-  EXPECT_TRUE(answers.back().contains("digests")) << answers.back().dump();
-  for (size_t i = 0; i + 3 < answers.size(); ++i) {
+  EXPECT_FALSE(answers[bad].contains("error")) << answers[bad].dump();
+  EXPECT_EQ(answers[bad + 1].value("value_set", -1), 2) << answers[bad + 1].dump();
+  EXPECT_NE(answers[bad + 2].value("error", "").find("a 'run_digests' without its key"), std::string::npos)
+      << answers[bad + 2].dump();
+  ASSERT_TRUE(answers[bad + 3].contains("digests")) << answers[bad + 3].dump();
+  EXPECT_EQ(answers[bad + 3]["digests"].size(), 3u) << answers[bad + 3].dump();
+  EXPECT_NE(answers[bad + 4].value("error", "").find("within the last run's 3 calls"), std::string::npos)
+      << answers[bad + 4].dump();
+  EXPECT_FALSE(answers[bad + 5].contains("error")) << answers[bad + 5].dump();
+  for (size_t i = 0; i + 1 < bad; ++i) {
     EXPECT_NE(answers[i].value("error", "").find("a 'prepare_run' without the first call's recipe, or without a count of calls from 1 to " +
                                                  std::to_string(worker::kMostBackToBackCalls)),
               std::string::npos)
         << "request " << i << ": " << answers[i].dump();
   }
-  const nlohmann::json& unprepared = answers[answers.size() - 3];
+  const nlohmann::json& unprepared = answers[bad - 1];
   EXPECT_NE(unprepared.value("error", "").find("a 'run' without a 'prepare_run' before it"), std::string::npos)
       << unprepared.dump();
 }
@@ -391,12 +403,50 @@ TEST(KeptDraws, ADrawIsHandedOverOnceAsMadeAndAnotherCaseDropsIt) {
 }
 
 TEST(BackToBack, EnoughCallsToLastTheirTimeAndNoMoreDrawsThanTheirBound) {
-  EXPECT_EQ(back_to_back_calls(100e-6, 0), 250);                            // 25 ms of calls
-  EXPECT_EQ(back_to_back_calls(10e-3, 0), kLeastBackToBackCalls);           // long calls: the least
-  EXPECT_EQ(back_to_back_calls(1e-9, 0), kMostDistinctBackToBackCalls);     // a claim of nothing: the most
-  EXPECT_EQ(back_to_back_calls(0, 0), kMostDistinctBackToBackCalls);
-  EXPECT_EQ(back_to_back_calls(100e-6, kBackToBackDrawBytes / 10), 10);     // a draw a call: 10 fit
-  EXPECT_EQ(back_to_back_calls(100e-6, kBackToBackDrawBytes * 2), 2);       // at least 2
+  EXPECT_EQ(back_to_back_calls(100e-6, 0, 0), 250);                            // 25 ms of calls
+  EXPECT_EQ(back_to_back_calls(10e-3, 0, 0), kLeastBackToBackCalls);           // long calls: the least
+  EXPECT_EQ(back_to_back_calls(1e-9, 0, 0), kMostDistinctBackToBackCalls);     // a claim of nothing: the most
+  EXPECT_EQ(back_to_back_calls(0, 0, 0), kMostDistinctBackToBackCalls);
+  EXPECT_EQ(back_to_back_calls(100e-6, kBackToBackDrawBytes / 10, 0), 10);     // a draw a call: 10 fit
+  EXPECT_EQ(back_to_back_calls(100e-6, kBackToBackDrawBytes * 2, 0), 2);       // at least 2
+  // Every call's outputs are kept until judged: no more than their bound holds.
+  EXPECT_EQ(back_to_back_calls(100e-6, 0, kBackToBackOutputBytes / 16), 16);
+  EXPECT_EQ(back_to_back_calls(100e-6, kBackToBackDrawBytes / 10, kBackToBackOutputBytes / 16), 10);  // the tighter bound
+  EXPECT_EQ(back_to_back_calls(100e-6, 0, kBackToBackOutputBytes * 3), 2);     // at least 2
+}
+
+TEST(BackToBack, DigestsSlowerThanTheSupervisorsOwnCountAsTheKernelsRun) {
+  // Digests within the allowance of this process's own: the calls alone count.
+  EXPECT_DOUBLE_EQ(counted_run_seconds(20e-3, 4e-3, 4e-3), 20e-3);
+  EXPECT_DOUBLE_EQ(counted_run_seconds(20e-3, kDigestAllowance * 4e-3 + kDigestSlackSeconds, 4e-3), 20e-3);
+  // Work finished after the answer to `run` (18 ms of it): counted, less what digests cost here.
+  EXPECT_DOUBLE_EQ(counted_run_seconds(5e-3, 22e-3, 4e-3), 23e-3);
+}
+
+TEST(BackToBack, DigestsAreOfEveryByteUnderTheirKey) {
+  const at::Tensor values = at::arange(1000, at::kFloat);
+  const std::vector<int64_t> digest = output_digests({values}, 7);
+  ASSERT_EQ(digest.size(), 1u);
+  EXPECT_EQ(output_digests({values.clone()}, 7), digest) << "the digest is of the values";
+  EXPECT_NE(output_digests({values}, 8), digest) << "another key, another digest";
+  at::Tensor changed = values.clone();
+  changed[999] = -1.0f;  // in the last whole word
+  EXPECT_NE(output_digests({changed}, 7), digest);
+  const at::Tensor odd = at::arange(13, at::kByte);  // 5 bytes past the last whole word
+  at::Tensor odd_changed = odd.clone();
+  odd_changed[12] = 0;
+  EXPECT_NE(output_digests({odd_changed}, 7), output_digests({odd}, 7));
+  // Not a function of the words' sum: two words swapped for two of the same sum differ.
+  const at::Tensor a = at::tensor({int32_t{5}, int32_t{9}}), b = at::tensor({int32_t{6}, int32_t{8}});
+  EXPECT_NE(output_digests({a}, 7), output_digests({b}, 7));
+}
+
+TEST(BackToBack, ARunsOutputsComeInChunksBoundedByBytesAndDescriptors) {
+  EXPECT_EQ(run_output_chunk(kRunOutputChunkBytes / 4, 1), 4);
+  EXPECT_EQ(run_output_chunk(kRunOutputChunkBytes * 2, 1), 1);  // one call's outputs at least
+  EXPECT_EQ(run_output_chunk(1024, 1), static_cast<int64_t>(device_share::kMaxDescriptors - 10));
+  EXPECT_EQ(run_output_chunk(1024, 3), static_cast<int64_t>((device_share::kMaxDescriptors - 10) / 3));
+  EXPECT_EQ(run_output_chunk(0, 0), static_cast<int64_t>(device_share::kMaxDescriptors - 10));
 }
 
 TEST(BackToBack, OnCudaTheAllowanceIsTheClaimAndAFewPerCentOnLongCalls) {
@@ -406,23 +456,6 @@ TEST(BackToBack, OnCudaTheAllowanceIsTheClaimAndAFewPerCentOnLongCalls) {
   EXPECT_LT(allowed / (250 * 100e-6), 1.10);  // a forged time gains under 10 % there
   // Short calls get launch latency on top.
   EXPECT_GT(back_to_back_allowance(2e-6, 1000), 1.05 * 1001 * 2e-6 + kBackToBackSlackSeconds + 1000 * 9e-6);
-}
-
-TEST(BackToBack, OnACpuTheReferencesRunIsNoSlowerThanItsPairedTimingHere) {
-  constexpr bool kCuda = true, kCpu = false;
-  // A run read 3x slow by the machine's noise counts the supervisor's paired 5 ms.
-  EXPECT_DOUBLE_EQ(back_to_back_reference_call_seconds(15e-3, 5000, kCpu), 5e-3);
-  // A faster run stands: the bound only ever tightens.
-  EXPECT_DOUBLE_EQ(back_to_back_reference_call_seconds(4e-3, 5000, kCpu), 4e-3);
-  // No paired timing here (a figure the floor bounds), or CUDA's flushed samples: the run alone.
-  EXPECT_DOUBLE_EQ(back_to_back_reference_call_seconds(15e-3, 0, kCpu), 15e-3);
-  EXPECT_DOUBLE_EQ(back_to_back_reference_call_seconds(15e-3, 5000, kCuda), 15e-3);
-  // So a clock-patching kernel's 2.84x paired, beside 3.97x back to back on a slow reading, is
-  // no longer within the tolerance once its reference counts at its paired time.
-  const double kernel_call = 15e-3 / 3.97;
-  EXPECT_EQ(judge_back_to_back(2.84, 15e-3 / kernel_call, kernel_call, kCpu), BackToBack::kAgrees);
-  EXPECT_EQ(judge_back_to_back(2.84, back_to_back_reference_call_seconds(15e-3, 5000, kCpu) / kernel_call, kernel_call, kCpu),
-            BackToBack::kCounted);
 }
 
 TEST(BackToBack, APairedSpeedupStandsWithinTheToleranceIsReplacedBeyondAndFailsFarBeyond) {
@@ -449,27 +482,31 @@ TEST(BackToBack, APairedSpeedupStandsWithinTheToleranceIsReplacedBeyondAndFailsF
 }
 
 TEST(OutputDigests, OneDigestPerTensorThatChangesWithItsValues) {
+  constexpr uint64_t kKey = 0x1234;
   const at::Tensor a = at::arange(16, at::kFloat);
-  const std::vector<int64_t> digests = output_digests({a, c10::IValue(3), a.t().contiguous()});
+  const std::vector<int64_t> digests = output_digests({a, c10::IValue(3), a.t().contiguous()}, kKey);
   ASSERT_EQ(digests.size(), 2u);
   EXPECT_EQ(digests[0], digests[1]);
-  EXPECT_NE(output_digests({a})[0], output_digests({a + 1})[0]);
-  EXPECT_EQ(output_digests({at::zeros({4})})[0], 0);
+  EXPECT_NE(output_digests({a}, kKey)[0], output_digests({a + 1}, kKey)[0]);
+  // Zeros too have a digest of their key: no sum made before it was known gives it.
+  EXPECT_NE(output_digests({at::zeros({4})}, kKey)[0], output_digests({at::zeros({4})}, kKey + 1)[0]);
 }
 
 TEST(OutputDigests, TheBytesAfterTheLastWordAndAViewWithinAWordCount) {
-  // 5 halves: one 8-byte word and 2 bytes after it, each of which changes the digest.
+  constexpr uint64_t kKey = 0x1234;
+  // 5 halves: two 4-byte words and 2 bytes after them, each of which changes the digest.
   const at::Tensor halves = at::arange(5, at::kHalf);
   at::Tensor last_changed = halves.clone();
   last_changed[4] = 7;
-  EXPECT_NE(output_digests({halves})[0], output_digests({last_changed})[0]);
-  // A view starting 4 bytes into its storage has the digest of the same values copied out.
-  const at::Tensor view = at::arange(17, at::kFloat).narrow(0, 1, 16);
+  EXPECT_NE(output_digests({halves}, kKey)[0], output_digests({last_changed}, kKey)[0]);
+  // A view starting 2 bytes into its storage has the digest of the same values copied out.
+  const at::Tensor view = at::arange(17, at::kHalf).narrow(0, 1, 16);
   ASSERT_EQ(view.storage_offset(), 1);
-  EXPECT_EQ(output_digests({view})[0], output_digests({view.clone()})[0]);
-  // Words wrap instead of overflowing: all bits set twice.
-  const at::Tensor ones = at::full({2}, -1, at::kLong);
-  EXPECT_EQ(output_digests({ones})[0], -2);
+  EXPECT_EQ(output_digests({view}, kKey)[0], output_digests({view.clone()}, kKey)[0]);
+  // Words' keyed values wrap instead of overflowing: two alike sum to twice one.
+  const at::Tensor ones = at::full({2}, -1, at::kInt);
+  const uint64_t one = static_cast<uint64_t>(output_digests({at::full({1}, -1, at::kInt)}, kKey)[0]);
+  EXPECT_EQ(static_cast<uint64_t>(output_digests({ones}, kKey)[0]), 2 * one);
 }
 
 }  // namespace

@@ -271,9 +271,9 @@ std::optional<PreparedRun>& prepared_run() {
   return *prepared;
 }
 
-// The last run's outputs, until `run_output` hands them over.
-std::vector<c10::IValue>& last_run_outputs() {
-  static auto* outputs = new std::vector<c10::IValue>;
+// The last run's outputs, every call's, until `run_output` has handed them all over.
+std::vector<std::vector<c10::IValue>>& run_outputs() {
+  static auto* outputs = new std::vector<std::vector<c10::IValue>>;
   return *outputs;
 }
 
@@ -287,7 +287,7 @@ json answer_prepare_run(const json& header) {
                              std::to_string(worker::kMostBackToBackCalls));
   }
   prepared_run().reset();
-  last_run_outputs().clear();
+  run_outputs().clear();
   json drawn = recipes.at(0);
   const int first = drawn.at("draw").get<int>();
   std::vector<std::vector<c10::IValue>> inputs;
@@ -301,37 +301,58 @@ json answer_prepare_run(const json& header) {
   return response_header();
 }
 
-// The prepared calls back to back, then every device synchronised and a digest of the last
-// outputs: the supervisor's clock runs from the request to this answer, and the digest (which
-// the outputs it fetches next must match) cannot be written before the outputs are.
+// The prepared calls back to back, every call's outputs kept, then every device synchronised: the
+// supervisor's clock runs from the request to this answer. The digests of the outputs
+// (`run_digests`) follow at once, and the supervisor times them too.
 json answer_run(bool& fatal) {
   if (!prepared_run()) throw std::runtime_error("a 'run' without a 'prepare_run' before it");
   PreparedRun prepared = std::move(*prepared_run());
   prepared_run().reset();
   json answer = response_header();
-  std::vector<c10::IValue> last;
+  std::vector<std::vector<c10::IValue>> outputs;
+  outputs.reserve(prepared.inputs.size());
   try {
-    // Each call's outputs go before the next call, as in the paired samples (and the
-    // supervisor's reference run), so that each call finds the allocator as they do.
-    for (std::vector<c10::IValue>& inputs : prepared.inputs) {
-      last.clear();
-      last = prepared.call(std::move(inputs));
-    }
+    for (std::vector<c10::IValue>& inputs : prepared.inputs) outputs.push_back(prepared.call(std::move(inputs)));
     synchronize_all_devices();
-    answer["digests"] = worker::output_digests(last);
   } catch (const std::exception& error) {
     answer["error"] = error.what();
     fatal = prepared.device.is_cuda() && std::string(error.what()).find("CUDA") != std::string::npos;
     return answer;
   }
   answer["value_set"] = prepared.inputs.size() - 1;  // the last call's draw, counted from the first's
-  last_run_outputs() = std::move(last);
+  run_outputs() = std::move(outputs);
   return answer;
 }
 
-json answer_run_output(std::vector<char>& out, device_share::Exports* exports) {
-  out = worker::save_values({c10::ivalue::Tuple::create(std::move(last_run_outputs()))}, exports);
-  last_run_outputs().clear();
+// One list of digests a call of the last run, under the request's key: what the outputs
+// `run_output` sends next must have, so that their values were there when the supervisor's clock
+// stopped (and the key, drawn by the supervisor for this request, was not known before).
+json answer_run_digests(const json& header) {
+  const json key = header.value("key", json());
+  if (!key.is_number_unsigned()) throw std::runtime_error("a 'run_digests' without its key");
+  json answer = response_header();
+  json digests = json::array();
+  for (const std::vector<c10::IValue>& outputs : run_outputs()) digests.push_back(worker::output_digests(outputs, key.get<uint64_t>()));
+  answer["digests"] = std::move(digests);
+  return answer;
+}
+
+// The last run's outputs of calls [first, first + count), a tuple each; the run's outputs are
+// dropped once its last call's are sent.
+json answer_run_output(const json& header, std::vector<char>& out, device_share::Exports* exports) {
+  const json first = header.value("first", json()), count = header.value("count", json());
+  std::vector<std::vector<c10::IValue>>& kept = run_outputs();
+  if (!first.is_number_unsigned() || !count.is_number_unsigned() || count.get<size_t>() < 1 ||
+      first.get<size_t>() >= kept.size() || count.get<size_t>() > kept.size() - first.get<size_t>()) {
+    throw std::runtime_error("a 'run_output' without 'first' and 'count' within the last run's " + std::to_string(kept.size()) +
+                             " calls");
+  }
+  std::vector<c10::IValue> tuples;
+  for (size_t i = first.get<size_t>(); i < first.get<size_t>() + count.get<size_t>(); ++i) {
+    tuples.push_back(c10::ivalue::Tuple::create(std::move(kept[i])));
+  }
+  out = worker::save_values(tuples, exports);
+  if (first.get<size_t>() + count.get<size_t>() == kept.size()) kept.clear();
   return response_header();
 }
 
@@ -490,8 +511,10 @@ int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int devic
         answer = answer_prepare_run(header);
       } else if (kind == "run") {
         answer = answer_run(fatal);
+      } else if (kind == "run_digests") {
+        answer = answer_run_digests(header);
       } else if (kind == "run_output") {
-        answer = answer_run_output(payload, exports);
+        answer = answer_run_output(header, payload, exports);
       } else {
         throw std::runtime_error("unknown request kind '" + kind + "'");
       }

@@ -11,10 +11,10 @@
 //               each batch's last kernel outputs (TimedOutputSampler) for the supervisor to judge
 //   prepare_run the first call's recipe and a count → (nothing): the inputs of that many calls,
 //               each a draw of its own (the recipe's draw plus the call's index), made ready
-//   run         → the digests of the last outputs (output_digests) and the last call's index
-//               (`value_set`), once the calls made ready ran back to back and every device is
-//               synchronised; the supervisor times it
-//   run_output  → those last outputs
+//   run         → the last call's index (`value_set`), once the calls made ready ran back to back,
+//               every call's outputs kept, and every device is synchronised; the supervisor times it
+//   run_digests `key` → one list of digests (output_digests) a call of that run, at once; timed too
+//   run_output  `first` and `count` → those calls' outputs, a tuple each
 //
 // A GPU worker also has a Unix datagram socket (descriptor 3) to its supervisor, and copies large
 // CUDA storages into shared slots instead of the payload (device_share.h). A response whose header
@@ -108,11 +108,13 @@ class MessageReader {
 std::vector<char> save_values(const std::vector<c10::IValue>& values, device_share::Exports* exports = nullptr);
 std::vector<c10::IValue> load_values(const std::vector<char>& payload, const device_share::Imports* imports = nullptr);
 
-// One digest per tensor of `outputs` (tensors_in order): the wrapping int64 sum of its values'
-// 8-byte words and of the bytes after the last whole word.
-// A `run` answer carries its last outputs' digests, computed once they are done; the outputs the
-// supervisor fetches after it must have the same, so the work was done when it answered.
-std::vector<int64_t> output_digests(const std::vector<c10::IValue>& outputs);
+// One digest per tensor of `outputs` (tensors_in order): the wrapping sum of its values' 4-byte
+// words, each mixed with `key` (multiplied and folded: no sum made before the key is known gives
+// it), and of the bytes after the last whole word; one read of the values.
+// A `run_digests` answer carries every call's, under the key its request brought, computed right
+// after the run; the outputs the supervisor fetches after it must have the same, so the work was
+// done when it answered, and the digests could not be made before the key came with the request.
+std::vector<int64_t> output_digests(const std::vector<c10::IValue>& outputs, uint64_t key);
 
 // A worker's inputs of the latest case's draws, as made before the call, for the time request
 // that follows (0.7 s of ./bench's 68 on the 914-case subset, H200, went to making them again).

@@ -114,10 +114,15 @@ inline constexpr uint64_t kAnswerMultiple = 4;
 inline constexpr uint64_t kTimedOutputBudgetBytes = uint64_t{32} << 20;
 inline constexpr uint64_t kAnswerSlackBytes = uint64_t{16} << 20;
 // The speedup bounded on both sides by this process's clock: once its interleaved samples are
-// counted, its worker calls the kernel back to back (prepare_run; run, timed here from request
-// to answer; run_output, the last outputs, judged here and matched to the digest the run's
-// answer carried, worker_protocol.h), and this process calls the reference as many times back to
-// back on the same values, its digest taken inside its clock as the worker's is; each side's
+// counted, its worker calls the kernel back to back, keeping every call's outputs (prepare_run;
+// run, timed here from request to answer; run_digests at once, a digest of every call's outputs,
+// timed here too; run_output, every call's outputs, each matched to its digest and judged here
+// with this process's reference on that call's values, worker_protocol.h), and this process calls
+// the reference as many times back to back on the same values, keeping its outputs too, and
+// digests them as the worker does. A kernel that skips calls (their outputs unfilled) fails as
+// wrong_when_timed; one that finishes their work after its answer to `run` does so before its
+// digests, and the digests' time beyond what this process's own took (kDigestAllowance) is
+// counted as the kernel's. Each side's
 // fastest of up to kBackToBackTries runs in turns counts (other work only adds time). Every call
 // of a run gets a draw of its own that the kernel never saw (draws from kBackToBackFirstDraw on,
 // under a salt this process draws for each run: prepare_run), made in both processes, so a
@@ -125,14 +130,31 @@ inline constexpr uint64_t kAnswerSlackBytes = uint64_t{16} << 20;
 // values, filled in the checks, whose draws the samples time again) pays for every call here. So
 // many calls that they last kBackToBackSeconds at the time the worker claimed, at least
 // kLeastBackToBackCalls, at most kMostDistinctBackToBackCalls (each is a draw to make, here and
-// in the worker), and no more draws than kBackToBackDrawBytes of inputs hold (at least 2).
+// in the worker), and no more draws than kBackToBackDrawBytes of inputs hold, nor outputs than
+// kBackToBackOutputBytes hold (at least 2).
 inline constexpr double kBackToBackSeconds = 0.025;
 inline constexpr int64_t kLeastBackToBackCalls = 40;
 inline constexpr int64_t kMostDistinctBackToBackCalls = 4096;
 static_assert(kMostDistinctBackToBackCalls <= worker::kMostBackToBackCalls);
 inline constexpr uint64_t kBackToBackDrawBytes = uint64_t{256} << 20;
+inline constexpr uint64_t kBackToBackOutputBytes = uint64_t{256} << 20;
 inline constexpr int kBackToBackFirstDraw = 1 << 20;
-int64_t back_to_back_calls(double claimed_seconds, uint64_t input_bytes);
+int64_t back_to_back_calls(double claimed_seconds, uint64_t input_bytes, uint64_t output_bytes);
+// The digests of a run's outputs may take kDigestAllowance times as long as this process's own
+// digests of the reference's outputs took, plus kDigestSlackSeconds, before the time beyond it
+// counts as the kernel's run: work finished after the answer to `run` is done before the digests
+// are, and the digests, under a key the request brings, cannot be made before it. Both sides read
+// every output byte once; the worker's answer adds a round trip and its digests in JSON (on the
+// 2-core machine 16 digests of 16 MiB outputs took 10.3-10.9 ms there, 9.1-9.5 ms here).
+inline constexpr double kDigestAllowance = 1.1;
+inline constexpr double kDigestSlackSeconds = 0.001;
+// The kernel's run as counted: its calls (`run_seconds`), or its calls and digests less this
+// process's own digests' time where the digests took longer than kDigestAllowance allows.
+double counted_run_seconds(double run_seconds, double digests_seconds, double reference_digests_seconds);
+// How many calls' outputs one `run_output` fetches: at most kRunOutputChunkBytes of them, and no
+// more storages of a device's than a message's descriptors (device_share.h) allow.
+inline constexpr uint64_t kRunOutputChunkBytes = uint64_t{64} << 20;
+int64_t run_output_chunk(uint64_t call_output_bytes, size_t call_output_tensors);
 // What the speedup both sides get back to back says of the paired one (judge_back_to_back): at
 // most (1 + tolerance) times it, the paired speedup stands; beyond kBackToBackFailRatio times it
 // (kCpuBackToBackFailRatio on a CPU) the worker's figures are a forgery and the case fails
@@ -172,15 +194,6 @@ inline constexpr double kBackToBackFailRatio = 2.0;
 // before each reference call, and an honest kernel's paired speedup read up to 2.4x its speedup
 // back to back (right after a build, on the 2-core machine); counted, it gains nothing.
 inline constexpr double kCpuBackToBackFailRatio = 4.0;
-// The reference's seconds a call that a back-to-back speedup counts: its run back to back here
-// (`run_call_seconds`), on a CPU no slower than this process's own paired timing of it
-// (`supervisor_reference_us`, supervisor_reference's 10th percentile; 0 where it has none). On a
-// CPU one run of the reference back to back can read slow by the machine's noise alone, and a
-// slow yardstick lets a forged kernel time agree as much (on the idle 2-core machine the
-// clock-patching relu's 2.84x paired passed beside 3.97x back to back, its honest twin's 1.30x in
-// the same run). Other work only adds time, so the faster reading is the truer one.
-// On CUDA the paired timing flushes the L2 before each call and the run does not: not comparable.
-double back_to_back_reference_call_seconds(double run_call_seconds, double supervisor_reference_us, bool cuda);
 enum class BackToBack { kAgrees, kCounted, kDisagrees };
 // `call_seconds`: the longer side's call back to back, by this process's clock.
 BackToBack judge_back_to_back(double paired_speedup, double back_to_back_speedup, double call_seconds, bool cuda);
