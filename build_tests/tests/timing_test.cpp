@@ -1,6 +1,8 @@
 // Unit tests of timing.h: estimates, the stopping rule, interleaving and the hidden-work guard.
 #include <gtest/gtest.h>
 
+#include <malloc.h>
+
 #include <chrono>
 #include <thread>
 
@@ -21,6 +23,21 @@ namespace backendbench {
 namespace {
 
 using namespace backendbench::testing;
+
+TEST(Timing, OutputBlocksMadeReadyStayInTheHeapForTheNextAllocations) {
+  fix_large_allocations();
+  constexpr size_t kBlockBytes = size_t{8} << 20, kCopies = 8;
+  const size_t free_before = mallinfo2().fordblks;
+  ready_output_blocks(c10::Device(c10::kCPU), {kBlockBytes}, kCopies);
+  const size_t free_after = mallinfo2().fordblks;
+  // Made in the heap (not mappings of their own, which would leave nothing there when freed) and
+  // kept there, where a run's outputs of those sizes are made next.
+  EXPECT_GE(free_after, free_before + kCopies * kBlockBytes * 9 / 10) << free_before << " -> " << free_after;
+  // Blocks over the heap's 32 MiB are mappings of their own, given back when freed: none is kept.
+  const size_t free_then = mallinfo2().fordblks;
+  ready_output_blocks(c10::Device(c10::kCPU), {size_t{64} << 20}, 2);
+  EXPECT_LT(mallinfo2().fordblks, free_then + (size_t{64} << 20));
+}
 
 TEST(Timing, ASpeedupIntervalHoldsItsCentreAndNarrowsWithSamples) {
   auto ratios = [](int count) {  // 2 ± 10 %, deterministic, and two outliers the trimmed mean ignores

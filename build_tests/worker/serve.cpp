@@ -281,10 +281,24 @@ json answer_prepare_run(const json& header) {
   const auto [backend, op, device] = call_target(header);
   const json calls = header.value("calls", json());
   const json recipes = header.value("value_sets", json());
+  const json output_bytes = header.value("output_bytes", json::array());
   if (!calls.is_number_unsigned() || calls.get<int64_t>() < 1 || calls.get<int64_t>() > worker::kMostBackToBackCalls ||
       !recipes.is_array() || recipes.size() != 1) {
     throw std::runtime_error("a 'prepare_run' without the first call's recipe, or without a count of calls from 1 to " +
                              std::to_string(worker::kMostBackToBackCalls));
+  }
+  std::vector<uint64_t> blocks;
+  uint64_t total = 0;
+  for (const json& bytes : output_bytes) {
+    if (!bytes.is_number_unsigned() || bytes.get<uint64_t>() > worker::kMaxPayloadBytes) {
+      throw std::runtime_error("a 'prepare_run' whose 'output_bytes' is not a list of byte counts");
+    }
+    blocks.push_back(bytes.get<uint64_t>());
+    total += blocks.back();
+  }
+  if (blocks.size() > 256 || total > worker::kMaxPayloadBytes / calls.get<uint64_t>()) {
+    throw std::runtime_error("a 'prepare_run' whose outputs would hold more than " + std::to_string(worker::kMaxPayloadBytes) +
+                             " bytes, or of over 256 blocks a call");
   }
   prepared_run().reset();
   run_outputs().clear();
@@ -296,6 +310,7 @@ json answer_prepare_run(const json& header) {
     inputs.push_back(drawn_inputs(drawn, op, device));
   }
   PreparedRun prepared{backend.bind(op, inputs.at(0), device), device, std::move(inputs)};
+  ready_output_blocks(device, blocks, calls.get<int64_t>());  // as the supervisor's reference run (timing.h)
   synchronize_all_devices();  // the inputs are made before the clock starts
   prepared_run() = std::move(prepared);
   return response_header();

@@ -56,7 +56,18 @@ double interquartile_mean(std::vector<double> values, double* standard_deviation
   return mean;
 }
 
-void fix_large_allocations() { mallopt(M_MMAP_THRESHOLD, 32 << 20); mallopt(M_TRIM_THRESHOLD, 256 << 20); }
+void fix_large_allocations() { mallopt(M_MMAP_THRESHOLD, 32 << 20); mallopt(M_TRIM_THRESHOLD, 1 << 30); }
+
+void ready_output_blocks(c10::Device device, const std::vector<uint64_t>& block_bytes, int64_t copies) {
+  std::vector<at::Tensor> blocks;
+  for (int64_t i = 0; i < copies; ++i) {
+    for (const uint64_t bytes : block_bytes) {
+      at::Tensor block = at::empty({static_cast<int64_t>(bytes)}, at::TensorOptions().dtype(at::kByte).device(device));
+      if (device.is_cpu()) block.fill_(0);  // its pages faulted in now, not in a timed call
+      blocks.push_back(std::move(block));
+    }
+  }
+}  // freed here
 
 double Samples::median_seconds() const { return quantile(values_, 0.5); }
 

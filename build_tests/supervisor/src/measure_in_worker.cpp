@@ -266,18 +266,15 @@ uint64_t digest_key() {
   return (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
 }
 
-// One run of the reference back to back in this process, a call on each stack of `inputs` (which
-// it takes), every call's outputs kept, every device synchronised before and after, then every
-// call's outputs digested: the reference's side of the speedup both sides get back to back
-// (bound_by_back_to_back runs it in turns with the kernel's and keeps the fastest).
-struct ReferenceRun {
-  double seconds = 0;          // the calls
-  double digests_seconds = 0;  // the digests after them, as the kernel's worker makes its own
-};
-
-ReferenceRun reference_back_to_back(const c10::OperatorHandle& handle, c10::Device device,
-                                    std::vector<std::vector<c10::IValue>> inputs, pid_t timed_worker) {
+// Seconds of one run of the reference back to back in this process, a call on each stack of
+// `inputs` (which it takes), every call's outputs kept as the kernel's worker keeps its own, every
+// device synchronised before and after: the reference's side of the speedup both sides get back
+// to back (bound_by_back_to_back runs it in turns with the kernel's and keeps the fastest).
+double reference_back_to_back(const c10::OperatorHandle& handle, c10::Device device,
+                              std::vector<std::vector<c10::IValue>> inputs, const std::vector<uint64_t>& output_blocks,
+                              pid_t timed_worker) {
   const BoundCall reference = backends().reference().bind(handle, inputs.at(0), device);
+  ready_output_blocks(device, output_blocks, static_cast<int64_t>(inputs.size()));  // as the worker's prepare_run
   const processes::Stopped quiet({timed_worker});  // as supervisor_reference
   std::vector<std::vector<c10::IValue>> outputs;
   outputs.reserve(inputs.size());
@@ -285,18 +282,30 @@ ReferenceRun reference_back_to_back(const c10::OperatorHandle& handle, c10::Devi
   const auto started = std::chrono::steady_clock::now();
   for (std::vector<c10::IValue>& stack : inputs) outputs.push_back(reference(std::move(stack)));
   synchronize_all_devices();
-  const auto ran = std::chrono::steady_clock::now();
-  const uint64_t key = digest_key();
-  for (const std::vector<c10::IValue>& call : outputs) (void)worker::output_digests(call, key);  // as the worker's run_digests
-  const auto digested = std::chrono::steady_clock::now();
-  return {std::chrono::duration<double>(ran - started).count(), std::chrono::duration<double>(digested - ran).count()};
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
+
+// The bytes of each output storage of one call, from the reference's outputs on the case's values.
+std::vector<uint64_t> output_blocks_of(const std::vector<c10::IValue>& outputs) {
+  std::vector<uint64_t> blocks;
+  for (const at::Tensor& tensor : tensors_in(outputs)) {
+    if (tensor.defined() && tensor.has_storage()) blocks.push_back(tensor.storage().nbytes());
+  }
+  return blocks;
+}
+
+// What judge_run_outputs found: the flag and error of the first call whose outputs fail ("" where
+// none does), and how long this process took to digest the outputs it fetched (the same bytes
+// the worker digested: the yardstick of its digests' time, counted_run_seconds).
+struct RunJudgement {
+  std::string flag, error;
+  double digests_seconds = 0;
+};
 
 // Every call's outputs of the kernel's last run, fetched a chunk at a time, each matched to the
 // digests its run's answer carried and judged with this process's reference on that call's values.
-// Returns the flag and error of the first that fails ("" where none does); throws
-// std::runtime_error for a malformed answer.
-std::pair<std::string, std::string> judge_run_outputs(WorkerPoolRequests& pool, const WorkerPoolRequests::Key& key,
+// Throws std::runtime_error for a malformed answer.
+RunJudgement judge_run_outputs(WorkerPoolRequests& pool, const WorkerPoolRequests::Key& key,
                                                       const std::string& op_display, const c10::OperatorHandle& handle,
                                                       c10::Device device, const std::vector<std::vector<c10::IValue>>& inputs,
                                                       const json& digests, uint64_t digest_key, uint64_t call_output_bytes,
@@ -309,6 +318,7 @@ std::pair<std::string, std::string> judge_run_outputs(WorkerPoolRequests& pool, 
     throw std::runtime_error("the kernel worker's answer to 'run_digests' is malformed: not one list of digests a call");
   }
   const size_t chunk = static_cast<size_t>(run_output_chunk(call_output_bytes, call_output_tensors));
+  RunJudgement judged;
   for (size_t first = 0; first < calls; first += chunk) {
     const size_t count = std::min(chunk, calls - first);
     json request = request_header("run_output");
@@ -323,23 +333,30 @@ std::pair<std::string, std::string> judge_run_outputs(WorkerPoolRequests& pool, 
       const auto& elements = fetched[i].toTupleRef().elements();
       const std::vector<c10::IValue> got(elements.begin(), elements.end());
       const size_t call = first + i;
-      if (!digests[call].is_array() || json(worker::output_digests(got, digest_key)) != digests[call]) {
-        return {"timing_disagrees", "called back to back, its worker answered before the outputs of call " +
-                                        std::to_string(call + 1) + " of " + std::to_string(calls) +
-                                        " were what it then sent (their digests differ): the work was not done when "
-                                        "the supervisor's clock stopped"};
+      const auto digesting = std::chrono::steady_clock::now();
+      const std::vector<int64_t> digest = worker::output_digests(got, digest_key);
+      judged.digests_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - digesting).count();
+      if (!digests[call].is_array() || json(digest) != digests[call]) {
+        judged.flag = "timing_disagrees";
+        judged.error = "called back to back, its worker answered before the outputs of call " + std::to_string(call + 1) +
+                       " of " + std::to_string(calls) +
+                       " were what it then sent (their digests differ): the work was not done when the supervisor's clock "
+                       "stopped";
+        return judged;
       }
       const std::vector<std::vector<c10::IValue>> one = {inputs[call]};
       const std::vector<InputDraw> given;  // the values above, not recipes
       SupervisorValues values(op_display, handle, device, one, given, nullptr);
       const Comparison comparison = values.compare(0, got);
       if (!comparison.equal) {
-        return {"wrong_when_timed", "right when checked but wrong when called back to back (call " + std::to_string(call + 1) +
-                                        " of " + std::to_string(calls) + "): " + comparison.message + " (judged by the supervisor)"};
+        judged.flag = "wrong_when_timed";
+        judged.error = "right when checked but wrong when called back to back (call " + std::to_string(call + 1) + " of " +
+                       std::to_string(calls) + "): " + comparison.message + " (judged by the supervisor)";
+        return judged;
       }
     }
   }
-  return {"", ""};
+  return judged;
 }
 
 // The speedup bounded on both sides by this process's clock (worker.h, kBackToBackSeconds):
@@ -374,20 +391,24 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     return judge_back_to_back(f.speedup, reference / kernel_call, std::max(kernel_call, reference), device.is_cuda());
   };
   const size_t output_tensors = tensors_in(values.reference(0)).size();
+  const std::vector<uint64_t> output_blocks = output_blocks_of(values.reference(0));
   for (int attempt = 0; attempt < kBackToBackTries && !within_claim() && (attempt == 0 || verdict() != BackToBack::kAgrees);
        ++attempt) {
-    // The reference's runs on both sides of the kernel's: one run back to back can read slow by
-    // the machine's noise alone, and a slow yardstick lets a forged kernel time agree as much (on
-    // the idle 2-core machine the clock-patching relu's 2.84x paired once passed beside 3.97x back
-    // to back). This one on draws of its own.
-    fastest_reference = std::min(fastest_reference, reference_back_to_back(handle, device,
-                                                                           back_to_back_draws(handle, device, spec, calls).inputs,
-                                                                           pool.worker_pid(key)).seconds);
+    // On a CPU the reference's runs on both sides of the kernel's: one run back to back can read
+    // slow by the machine's noise alone, and a slow yardstick lets a forged kernel time agree as
+    // much (on the idle 2-core machine the clock-patching relu's 2.84x paired once passed beside
+    // 3.97x back to back). This one on draws of its own.
+    if (!device.is_cuda()) {
+      fastest_reference = std::min(fastest_reference, reference_back_to_back(handle, device,
+                                                                             back_to_back_draws(handle, device, spec, calls).inputs,
+                                                                             output_blocks, pool.worker_pid(key)));
+    }
     // Fresh draws for every run: a run's values seen once are never timed again.
     BackToBackDraws draws = back_to_back_draws(handle, device, spec, calls);
     json prepare = call_request("prepare_run", op_display, backend.name(), handle, device);
     prepare["calls"] = calls;
     prepare["value_sets"] = json::array({draw_json(draws.first)});
+    prepare["output_bytes"] = output_blocks;
     fail_on(pool.request(key, prepare, {}, nullptr));
     json digests_request = request_header("run_digests");
     digests_request["key"] = digest_key();
@@ -402,23 +423,24 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     if (ran.value("value_set", json()) != json(calls - 1) || !digested.contains("digests")) {
       throw std::runtime_error("the kernel worker's answers to 'run' and 'run_digests' are malformed: not the last call's value set, or no digests");
     }
-    const auto [flag, error] = judge_run_outputs(pool, key, op_display, handle, device, draws.inputs, digested.at("digests"),
-                                                 digests_request.at("key").get<uint64_t>(), stack_bytes(values.reference(0)),
-                                                 output_tensors);
-    if (!flag.empty()) {
-      measured.flags.push_back(flag);
-      measured.errors.push_back(label + " on " + where + ": " + error);
+    const RunJudgement judged = judge_run_outputs(pool, key, op_display, handle, device, draws.inputs, digested.at("digests"),
+                                                  digests_request.at("key").get<uint64_t>(), stack_bytes(values.reference(0)),
+                                                  output_tensors);
+    if (!judged.flag.empty()) {
+      measured.flags.push_back(judged.flag);
+      measured.errors.push_back(label + " on " + where + ": " + judged.error);
       return;
     }
+    fastest = std::min(fastest, counted_run_seconds(std::chrono::duration<double>(answered - started).count(),
+                                                    std::chrono::duration<double>(digests_done - answered).count(),
+                                                    judged.digests_seconds));
+    if (within_claim()) break;
     // The reference's run right after the kernel's, in turns: a busy machine slows both alike
     // (timed apart, on the 2-core machine under the full suite, an honest relu read 0.98x paired
     // and 0.40x back to back, its reference's runs in a quiet moment and its own in a busy one).
     // It takes the draws' inputs: each call's are its own, so one that writes them needs no copy.
-    const ReferenceRun reference = reference_back_to_back(handle, device, std::move(draws.inputs), pool.worker_pid(key));
-    fastest_reference = std::min(fastest_reference, reference.seconds);
-    fastest = std::min(fastest, counted_run_seconds(std::chrono::duration<double>(answered - started).count(),
-                                                    std::chrono::duration<double>(digests_done - answered).count(),
-                                                    reference.digests_seconds));
+    fastest_reference = std::min(fastest_reference, reference_back_to_back(handle, device, std::move(draws.inputs), output_blocks,
+                                                                           pool.worker_pid(key)));
   }
   if (within_claim()) return;
   const double per_call = fastest / static_cast<double>(calls), reference_per_call = reference_call();
@@ -577,9 +599,9 @@ int64_t back_to_back_calls(double claimed_seconds, uint64_t input_bytes, uint64_
   return static_cast<int64_t>(calls);
 }
 
-double counted_run_seconds(double run_seconds, double digests_seconds, double reference_digests_seconds) {
-  if (digests_seconds <= kDigestAllowance * reference_digests_seconds + kDigestSlackSeconds) return run_seconds;
-  return run_seconds + digests_seconds - reference_digests_seconds;
+double counted_run_seconds(double run_seconds, double digests_seconds, double own_digests_seconds) {
+  if (digests_seconds <= kDigestAllowance * own_digests_seconds + kDigestSlackSeconds) return run_seconds;
+  return run_seconds + digests_seconds - own_digests_seconds;
 }
 
 int64_t run_output_chunk(uint64_t call_output_bytes, size_t call_output_tensors) {

@@ -9,8 +9,9 @@
 //   call        inputs → the outputs, the inputs after the call, what the call's process saw
 //   time        the case's value sets → the interleaved samples measured in the worker, and
 //               each batch's last kernel outputs (TimedOutputSampler) for the supervisor to judge
-//   prepare_run the first call's recipe and a count → (nothing): the inputs of that many calls,
-//               each a draw of its own (the recipe's draw plus the call's index), made ready
+//   prepare_run the first call's recipe, a count and one call's output blocks' bytes → (nothing):
+//               the inputs of that many calls, each a draw of its own (the recipe's draw plus the
+//               call's index), made ready, and memory for their outputs (timing.h)
 //   run         → the last call's index (`value_set`), once the calls made ready ran back to back,
 //               every call's outputs kept, and every device is synchronised; the supervisor times it
 //   run_digests `key` → one list of digests (output_digests) a call of that run, at once; timed too

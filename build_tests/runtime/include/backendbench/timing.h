@@ -23,13 +23,22 @@ namespace backendbench {
 // with the process's history: glibc's mallopt thresholds, which otherwise move (a 2048x2048 relu
 // read 0.6 ms in one attempt and 5 ms in the next on the 2-core machine, its reference alike, and
 // differently in the supervisor than in the kernel's worker). Blocks up to 32 MiB (M_MMAP_THRESHOLD's
-// most) come from the heap, and up to 256 MiB of freed heap stays mapped, so that a freed output's
+// most) come from the heap, and up to 1 GiB of freed heap stays mapped (a run's outputs and inputs), so that a freed output's
 // block is found again hot by the next call, as a long-running program finds it. Fixed at 128 KiB
 // instead, every output was a mapping of its own, faulted in afresh on every call: the 2048x2048
 // relu's reference read 4-5 ms back to back instead of 1.1-1.4 ms, and a kernel that kept its
 // blocks (a deferral, a relay of forged answers) read 1.6-2.0x ATen back to back by the faults alone.
 // Every process that times calls it first: the kernel workers and the supervisors.
 void fix_large_allocations();
+// Makes memory for `copies` of each of `block_bytes` ready where this process's next allocations
+// of those sizes on `device` find it: allocated through ATen, on a CPU every page written, and
+// freed (a CPU's heap keeps it mapped: fix_large_allocations; CUDA's caching allocator keeps it).
+// A run of calls back to back keeps every call's outputs until they are judged, so its calls do
+// not reuse one freed block as the paired samples do: without it a run's first outputs on a CPU
+// are fresh pages faulted in inside the clock, and on CUDA fresh allocations of the driver's.
+// Made ready in the kernel's worker and in the supervisor alike, both sides' outputs find memory
+// alike (a kernel that keeps a pool of its own gains nothing from faults the reference pays).
+void ready_output_blocks(c10::Device device, const std::vector<uint64_t>& block_bytes, int64_t copies);
 
 // A set of timings, seconds.
 class Samples {

@@ -118,11 +118,11 @@ inline constexpr uint64_t kAnswerSlackBytes = uint64_t{16} << 20;
 // run, timed here from request to answer; run_digests at once, a digest of every call's outputs,
 // timed here too; run_output, every call's outputs, each matched to its digest and judged here
 // with this process's reference on that call's values, worker_protocol.h), and this process calls
-// the reference as many times back to back on the same values, keeping its outputs too, and
-// digests them as the worker does. A kernel that skips calls (their outputs unfilled) fails as
-// wrong_when_timed; one that finishes their work after its answer to `run` does so before its
-// digests, and the digests' time beyond what this process's own took (kDigestAllowance) is
-// counted as the kernel's. Each side's
+// the reference as many times back to back on the same values, keeping its outputs too (on a CPU
+// also once before the kernel's run, on draws of its own). A kernel that skips calls (their
+// outputs unfilled) fails as wrong_when_timed; one that finishes their work after its answer to
+// `run` does so before its digests, and the digests' time beyond what this process's own digests
+// of the fetched outputs took (kDigestAllowance) is counted as the kernel's. Each side's
 // fastest of up to kBackToBackTries runs in turns counts (other work only adds time). Every call
 // of a run gets a draw of its own that the kernel never saw (draws from kBackToBackFirstDraw on,
 // under a salt this process draws for each run: prepare_run), made in both processes, so a
@@ -141,16 +141,17 @@ inline constexpr uint64_t kBackToBackOutputBytes = uint64_t{256} << 20;
 inline constexpr int kBackToBackFirstDraw = 1 << 20;
 int64_t back_to_back_calls(double claimed_seconds, uint64_t input_bytes, uint64_t output_bytes);
 // The digests of a run's outputs may take kDigestAllowance times as long as this process's own
-// digests of the reference's outputs took, plus kDigestSlackSeconds, before the time beyond it
+// digests of the same outputs, fetched, took, plus kDigestSlackSeconds, before the time beyond it
 // counts as the kernel's run: work finished after the answer to `run` is done before the digests
 // are, and the digests, under a key the request brings, cannot be made before it. Both sides read
 // every output byte once; the worker's answer adds a round trip and its digests in JSON (on the
-// 2-core machine 16 digests of 16 MiB outputs took 10.3-10.9 ms there, 9.1-9.5 ms here).
+// 2-core machine 16 digests of 16 MiB outputs took 10.3-10.9 ms there, 9.1-9.5 ms of the
+// reference's outputs here).
 inline constexpr double kDigestAllowance = 1.1;
 inline constexpr double kDigestSlackSeconds = 0.001;
 // The kernel's run as counted: its calls (`run_seconds`), or its calls and digests less this
 // process's own digests' time where the digests took longer than kDigestAllowance allows.
-double counted_run_seconds(double run_seconds, double digests_seconds, double reference_digests_seconds);
+double counted_run_seconds(double run_seconds, double digests_seconds, double own_digests_seconds);
 // How many calls' outputs one `run_output` fetches: at most kRunOutputChunkBytes of them, and no
 // more storages of a device's than a message's descriptors (device_share.h) allow.
 inline constexpr uint64_t kRunOutputChunkBytes = uint64_t{64} << 20;
