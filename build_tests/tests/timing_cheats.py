@@ -16,7 +16,8 @@ impl10 must fail its 2048x2048 case as wrong when called back to back: every cal
 judged by the supervisor. Each case of each cheat must either fail as
 timing_disagrees (its worker's time disagrees with the supervisor's clock over its calls back to
 back) or pass with a speedup no more than kAllowed times the honest twin's on the same case (the
-forgeries claim 5x and more). The honest twin passes every case, and impl1's, impl4's and impl8's forged times on
+forgeries claim 5x and more). A forgery measured while other processes took the cores passes flagged speedup_uncertain, counting
+no gain (at most 1.0), whatever its twin read. The honest twin passes every case, and impl1's, impl4's and impl8's forged times on
 the 2048x2048 case (a call of a millisecond, claimed at a fifth of it: over 100 us) fail it, or are
 counted by the supervisor's clock (back_to_back_time; or,
 while other processes take the cores, pass flagged speedup_uncertain counting no gain). Every
@@ -102,6 +103,10 @@ for case in cases:
         elif got[0] == "error":
             check(any(said in got[1] for said in ("its worker timed the kernel at", "back to back", "its worker timed the reference at")),
                   f"{case} {impl}: failed because its time disagrees with the supervisor's clock: {got[1][:300]}")
+        elif got[0] == "uncertain" and got[1] is not None and got[1] <= 1.0:
+            # Measured while other processes took the cores (the suite's other tests): it counts no
+            # gain, whatever its honest twin read in its own busy moment (once 0.32x, a loss it keeps).
+            check(True, f"{case} {impl}: flagged speedup_uncertain, counting no gain ({got[1]:.3g}x)")
         else:
             check(got[1] is not None and got[1] <= kAllowed * honest[1],
                   f"{case} {impl}: passed at {got[1]:.3g}x, the honest twin at {honest[1]:.3g}x (at most {kAllowed}x that)")

@@ -305,11 +305,10 @@ struct RunJudgement {
 // Every call's outputs of the kernel's last run, fetched a chunk at a time, each matched to the
 // digests its run's answer carried and judged with this process's reference on that call's values.
 // Throws std::runtime_error for a malformed answer.
-RunJudgement judge_run_outputs(WorkerPoolRequests& pool, const WorkerPoolRequests::Key& key,
-                                                      const std::string& op_display, const c10::OperatorHandle& handle,
-                                                      c10::Device device, const std::vector<std::vector<c10::IValue>>& inputs,
-                                                      const json& digests, uint64_t digest_key, uint64_t call_output_bytes,
-                                                      size_t call_output_tensors) {
+RunJudgement judge_run_outputs(WorkerPoolRequests& pool, const WorkerPoolRequests::Key& key, const std::string& op_display,
+                               const c10::OperatorHandle& handle, c10::Device device,
+                               const std::vector<std::vector<c10::IValue>>& inputs, const json& digests, uint64_t digest_key,
+                               uint64_t call_output_bytes, size_t call_output_tensors) {
   const auto fail_on = [](const json& answer) {
     if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
   };
