@@ -145,8 +145,7 @@ int64_t back_to_back_calls(double claimed_seconds, uint64_t input_bytes, uint64_
 // counts as the kernel's run: work finished after the answer to `run` is done before the digests
 // are, and the digests, under a key the request brings, cannot be made before it. Both sides read
 // every output byte once; the worker's answer adds a round trip and its digests in JSON (on the
-// 2-core machine 16 digests of 16 MiB outputs took 10.3-10.9 ms there, 9.1-9.5 ms of the
-// reference's outputs here).
+// 2-core machine 16 digests of 16 MiB outputs took 9.8-11.1 ms there, 9.8-11.7 ms here).
 inline constexpr double kDigestAllowance = 1.1;
 inline constexpr double kDigestSlackSeconds = 0.001;
 // The kernel's run as counted: its calls (`run_seconds`), or its calls and digests less this
@@ -183,7 +182,7 @@ inline constexpr double kCpuBackToBackTolerance = 0.10;
 inline constexpr double kCpuShortCallBackToBackTolerance = 0.5;
 inline constexpr double kBoundedCallSeconds = 100e-6;
 // The kernel's run may take (1 + kBackToBackTolerance) × (calls + 1) × the claimed time (one
-// call's worth for the digest), plus kBackToBackSlackSeconds (the requests' round trip), plus,
+// call's worth of slack), plus kBackToBackSlackSeconds (the requests' round trip), plus,
 // on calls under kBoundedCallSeconds, up to kLaunchSlackSeconds a call (launch latency the
 // events do not see), fading to none at kBoundedCallSeconds.
 inline constexpr double kBackToBackSlackSeconds = 0.001;
