@@ -23,8 +23,9 @@ namespace backendbench {
 // with the process's history: glibc's mallopt thresholds, which otherwise move (a 2048x2048 relu
 // read 0.6 ms in one attempt and 5 ms in the next on the 2-core machine, its reference alike, and
 // differently in the supervisor than in the kernel's worker). Blocks up to 32 MiB (M_MMAP_THRESHOLD's
-// most) come from the heap, and up to 1 GiB of freed heap stays mapped (a run's outputs and inputs), so that a freed output's
-// block is found again hot by the next call, as a long-running program finds it. Fixed at 128 KiB
+// most) come from the heap, and up to 1 GiB of freed heap stays mapped (a run's kept outputs and
+// inputs), so that a freed output's block is found again hot by the next call, as a long-running
+// program finds it. Fixed at 128 KiB
 // instead, every output was a mapping of its own, faulted in afresh on every call: the 2048x2048
 // relu's reference read 4-5 ms back to back instead of 1.1-1.4 ms, and a kernel that kept its
 // blocks (a deferral, a relay of forged answers) read 1.6-2.0x ATen back to back by the faults alone.
