@@ -1,7 +1,6 @@
 // The results folder's writers and the scores printed at the end of a run (results.h).
 #include "planner/results.h"
 
-#include <ATen/detail/CUDAHooksInterface.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 
 #include "backendbench/files.h"
 #include "backendbench/json_numbers.h"
+#include "backendbench/settings.h"
 #include "planner/run_scores.h"
 #include "language/diagnostic.h"
 #include "planner/console_table.h"
@@ -43,7 +43,7 @@ std::string figure(const char* format, double value) {
 
 nlohmann::json versions(const BuildTree& tree) {
   nlohmann::json info = {{"torch", TORCH_VERSION}, {"cxx_compiler", BACKENDBENCH_CXX_COMPILER}};
-  const long cudart = at::detail::getCUDAHooks().hasCUDA() ? at::detail::getCUDAHooks().versionCUDART() : 0;
+  const long cudart = cuda_runtime_version();
   info["cuda_runtime"] = cudart ? std::to_string(cudart / 1000) + "." + std::to_string(cudart % 1000 / 10) : "";
   info["cuda_compiler"] = BACKENDBENCH_CUDA_COMPILER;  // "" where .cu kernels are not built
   std::string gpu = process_output({"nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"});

@@ -26,7 +26,6 @@
 #include "planner/report.h"
 #include "planner/findings.h"
 #include "planner/text.h"
-#include "supervisor/run_case.h"
 
 namespace backendbench::planner {
 

@@ -7,25 +7,10 @@
 #include <cstdio>
 #include <sstream>
 
-#include "backendbench/backend.h"
+#include "backendbench/score_group.h"
 #include "planner/run_scores.h"
 
 namespace backendbench {
-namespace {
-
-// The group a backend is scored in; "" for the reference, which is not scored.
-std::string group_of(const Verdict& verdict) {
-  const Backend* backend = backends().find(verdict.op, verdict.backend);
-  if (backend == nullptr) return "kernels";
-  switch (backend->kind()) {
-    case Backend::Kind::kReference: return "";
-    case Backend::Kind::kCalibration: return backend->name();
-    case Backend::Kind::kKernel: return "kernels";
-  }
-  return "kernels";
-}
-
-}  // namespace
 
 Summary summarize(const std::vector<Verdict>& verdicts) {
   Summary summary;
@@ -34,7 +19,7 @@ Summary summarize(const std::vector<Verdict>& verdicts) {
   std::map<std::pair<std::string, std::string>, OperatorScore> rows;
   std::map<std::pair<std::string, std::string>, std::string> groups;
   for (const Verdict& verdict : verdicts) {
-    const std::string group = group_of(verdict);
+    const std::string group = score_group(verdict.op, verdict.backend);
     if (group.empty() || verdict.status == Verdict::Status::kSkipped) continue;
     const auto key = std::make_pair(verdict.op, verdict.backend);
     OperatorScore& row = rows[key];

@@ -1,7 +1,6 @@
 // Running a phase's entries with CTest, here or as Slurm array tasks (submit.h).
 #include "planner/submit.h"
 
-#include <ATen/detail/CUDAHooksInterface.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -31,7 +30,7 @@ int threads_per_entry(int cores, int at_once) { return std::max(1, cores / std::
 
 int gpus_here() {
   return gpus_to_allocate([](const char* name) { return std::getenv(name); },
-                          cuda_available() ? at::detail::getCUDAHooks().getNumGPUs() : 0);
+                          cuda_device_count());
 }
 
 void write_ctest_folder(const std::string& folder, const std::vector<FolderEntry>& entries, const std::string& timeout) {

@@ -11,6 +11,7 @@
 #include "backendbench/build_paths.h"
 #include "backendbench/kernel_binding.h"
 #include "backendbench/python_bridge.h"
+#include "backendbench/score_group.h"
 #include "backendbench/tensor_values.h"
 #include "language/naming.h"
 
@@ -240,6 +241,17 @@ std::vector<const Backend*> BackendRegistry::for_operator(const std::string& op_
     if (with_calibration && backend->kind() == Backend::Kind::kCalibration) found.push_back(backend.get());
   }
   return found;
+}
+
+std::string score_group(const std::string& op_display, const std::string& backend_name) {
+  const Backend* backend = backends().find(op_display, backend_name);
+  if (backend == nullptr) return "kernels";
+  switch (backend->kind()) {
+    case Backend::Kind::kReference: return "";
+    case Backend::Kind::kCalibration: return backend->name();
+    case Backend::Kind::kKernel: return "kernels";
+  }
+  return "kernels";
 }
 
 const Backend* BackendRegistry::find(const std::string& op_display, const std::string& name) const {

@@ -1,6 +1,7 @@
 // The settings table and its one parsing rule; see settings.h.
 #include "backendbench/settings.h"
 
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include <cerrno>
@@ -291,6 +292,12 @@ bool cuda_available() {
   static const bool available = c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA) &&
                                 c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->deviceCount() > 0;
   return available;
+}
+
+int cuda_device_count() { return cuda_available() ? static_cast<int>(at::detail::getCUDAHooks().getNumGPUs()) : 0; }
+
+long cuda_runtime_version() {
+  return at::detail::getCUDAHooks().hasCUDA() ? at::detail::getCUDAHooks().versionCUDART() : 0;
 }
 
 c10::Device reference_device(const Settings& settings) {

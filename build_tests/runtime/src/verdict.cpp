@@ -221,4 +221,8 @@ void append_verdict(const std::string& path, const Verdict& verdict) {
   if (!out) throw std::runtime_error("cannot append a verdict to " + path);
 }
 
+std::string no_cuda_device_reason(const std::string& kernel_name) {
+  return kernel_name + " is a CUDA kernel and this machine has no CUDA device";
+}
+
 }  // namespace backendbench

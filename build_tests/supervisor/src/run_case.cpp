@@ -222,10 +222,6 @@ Verdict check_case_for(const OperatorSpec& op, const CaseSpec& spec, const Backe
 
 }  // namespace
 
-std::string no_cuda_device_reason(const std::string& kernel_name) {
-  return kernel_name + " is a CUDA kernel and this machine has no CUDA device";
-}
-
 bool is_disqualifying_flag(const std::string& flag) {
   return flag == "suspect" || flag == "hidden_work" || flag == "wrong_when_timed" || flag == "timing_disagrees";
 }

@@ -134,7 +134,7 @@ class CandidateBench {
   mutable std::mutex servers_mutex_;
   mutable std::map<std::string, std::vector<std::unique_ptr<planner::JobServer>>> idle_servers_;
   mutable int servers_started_ = 0;
-  bool many_cores_ = false;  // kernel_workers.h: replaces_spare_at_once_here
+  bool many_cores_ = false;  // spare_policy.h: replaces_spare_at_once_here
   // One candidate timed at a time: two timings on one GPU (or one machine's cores) would each
   // measure the other's load. They are served by one ./bench (--backendbench_serve), kept between
   // candidates and started ahead by prepare(): a timing then costs its cases, not the start of

@@ -3,9 +3,6 @@
 // planner, the agents' reward service and the generator.
 #include "cli/commands.h"
 
-#include <ATen/core/dispatch/Dispatcher.h>
-#include <ATen/detail/CUDAHooksInterface.h>
-
 #if __has_include(<torch/headeronly/version.h>)
 #include <torch/headeronly/version.h>
 #else
@@ -78,8 +75,8 @@ bool operator_known(const std::string& filter) {
   if (!name) return false;
   if (schema::TorchSchemaSource().find(*name)) return true;
   if (filter.find('.') != std::string::npos) return false;
-  for (const c10::OperatorName& op : c10::Dispatcher::singleton().getAllOpNames()) {
-    if (op.name == name->schema_name()) return true;  // a base name with overloads, none of them the default
+  for (const naming::OperatorName& op : schema::TorchSchemaSource().names()) {
+    if (op.schema_name() == name->schema_name()) return true;  // a base name with overloads, none of them the default
   }
   return false;
 }

@@ -137,6 +137,10 @@ Settings parse_settings(Frontend frontend, int& argc, char** argv, const Getenv&
 // The device the aten backend runs on: Settings::device, or CUDA when available.
 c10::Device reference_device(const Settings& settings);
 bool cuda_available();
+// The GPUs libtorch sees here (0 without CUDA), and the CUDA runtime it was built with as
+// major * 1000 + minor * 10 (0 without CUDA): so that the planner's files need no ATen header.
+int cuda_device_count();
+long cuda_runtime_version();
 
 // salt_text and parse_salt, the salt's one textual form: language/job.h.
 

@@ -114,4 +114,8 @@ void start_verdicts(const std::string& path);
 // later in the run loses nothing already written. Throws std::runtime_error on I/O failure.
 void append_verdict(const std::string& path, const Verdict& verdict);
 
+// Why a CUDA kernel's case is skipped on a machine without a CUDA device: the one text, whether the
+// test executable skips it or the backendbench command does without starting one.
+std::string no_cuda_device_reason(const std::string& kernel_name);
+
 }  // namespace backendbench

@@ -24,6 +24,7 @@
 #include "backendbench/measure.h"
 #include "backendbench/settings.h"
 #include "protocol/worker_protocol.h"
+#include "supervisor/spare_policy.h"
 
 namespace backendbench {
 
@@ -60,13 +61,7 @@ bool forget_kernels_keep_workers();
 // job of Python kernels; a C++ job's worker would only pay for it.
 void start_spare_worker(const std::vector<std::string>& kernel_roots, const Settings& settings, bool python = false);
 
-// Whether a spare a job takes is replaced at once (Settings::early_spare), given the cores this
-// process may use: by default where there are at least 8. Measured: on an H200 machine (16 cores)
-// Triton candidates one every 5 s were checked in 2.04 s instead of 5.78 s; on a 2-core machine
-// Python candidates took 4.00 s instead of 0.59 s, the new spare's imports beside the check.
-bool replaces_spare_at_once(std::optional<bool> setting, int usable_cores);
-// The same for this process: its setting, and the cores it may use (sched_getaffinity).
-bool replaces_spare_at_once_here(const Settings& settings);
+// replaces_spare_at_once: supervisor/spare_policy.h.
 
 // Times a worker's kernel against the reference in its worker (CUDA events must be recorded
 // where the kernel runs), then judges here every timed output the worker sends (each batch's

@@ -30,8 +30,6 @@ Verdict check_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& 
 Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings,
                   Timer& timer);
 
-// Why a CUDA kernel's case is skipped on a machine without a CUDA device: the one text, whether the
-// test executable skips it or the backendbench command does without starting one.
-std::string no_cuda_device_reason(const std::string& kernel_name);
+// no_cuda_device_reason: verdict.h.
 
 }  // namespace backendbench
