@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backendbench/backend.h"
+#include "language/json_text.h"
 #include "protocol/device_share.h"
 #include "backendbench/inputs.h"
 #include "backendbench/observe.h"
@@ -110,7 +111,7 @@ std::vector<c10::IValue> drawn_inputs(const json& drawn, const c10::OperatorHand
 std::string drawn_case_key(json drawn, const c10::OperatorHandle& op, c10::Device device) {
   drawn.erase("draw");
   drawn.erase("timed_next");
-  return drawn.dump() + " " + op.schema().name() + "." + op.schema().overload_name() + " " + device.str();
+  return json_text::dump(drawn) + " " + op.schema().name() + "." + op.schema().overload_name() + " " + device.str();
 }
 
 worker::KeptDraws& kept_draws() {
@@ -449,7 +450,7 @@ int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int devic
         payload.clear();
       }
     }
-    worker::write_message(out_fd, {answer.dump(-1, ' ', false, json::error_handler_t::replace), payload});
+    worker::write_message(out_fd, {json_text::dump_replacing_invalid_utf8(answer), payload});
     return !answer.contains("error");
   };
   worker::MessageReader requests(in_fd);
@@ -464,7 +465,7 @@ int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int devic
     if (!request) return 0;
     // The supervisor asks again only once it has copied the last answer out: every slot is free.
     if (exports != nullptr) exports->reuse();
-    const json header = json::parse(request->header, nullptr, /*allow_exceptions=*/false);
+    const json header = json_text::parse_or_discarded(request->header);
     json answer = response_header();
     std::vector<char> payload;
     bool fatal = false;

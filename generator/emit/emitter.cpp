@@ -8,6 +8,7 @@
 #include "emit/template.h"
 #include "language/csv.h"
 #include "language/job.h"
+#include "language/json_text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -67,7 +68,7 @@ std::string suite_manifest(const model::Suite& suite, const std::string& source)
                          {"backends", backends}});
   }
   document["operators"] = operators;
-  return document.dump(1) + "\n";
+  return json_text::dump(document, 1) + "\n";
 }
 
 }  // namespace

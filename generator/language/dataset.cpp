@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "language/json_text.h"
 #include "language/parser.h"
 
 namespace backendbench::parse {
@@ -213,7 +214,7 @@ ParseResult parse_dataset_json(std::string_view text, const std::string& path) {
   std::vector<std::pair<int, json>> records;  // with the line each starts on
   for (const RecordText& record : split_records(text, path, result.errors)) {
     try {
-      records.emplace_back(record.line, json::parse(record.text));
+      records.emplace_back(record.line, json_text::parse(record.text));
     } catch (const json::exception& error) {
       // parse_error knows the byte; out_of_range (a number beyond a double, 1e333) does not.
       const auto* parse_error = dynamic_cast<const json::parse_error*>(&error);

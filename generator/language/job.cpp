@@ -1,6 +1,7 @@
 // Jobs as JSON, and the one rule for a case without a verdict; see job.h.
 #include "language/job.h"
 
+#include "language/json_text.h"
 #include "language/naming.h"
 
 #include <nlohmann/json.hpp>
@@ -41,7 +42,7 @@ const std::set<std::string>& known_fields() {
 Job job_from_line(const std::string& line, const std::string& where, int number) {
   nlohmann::json document;
   try {
-    document = nlohmann::json::parse(line);
+    document = json_text::parse(line);
   } catch (const nlohmann::json::parse_error& error) {
     const size_t column = error.byte == 0 ? 1 : error.byte;
     throw JobError(Diagnostic{where, number, static_cast<int>(column), "not JSON", kExpectedLine});
@@ -171,7 +172,7 @@ std::string job_json(const Job& job) {
     document["part"] = job.part;
     document["parts"] = job.parts;
   }
-  return document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_text::dump_replacing_invalid_utf8(document);
 }
 
 std::vector<Job> parse_jobs(const std::string& text, const std::string& where) {

@@ -14,6 +14,7 @@
 #include "backendbench/files.h"
 #include "agents/model_cassette.h"
 #include "agents/scaffold.h"
+#include "language/json_text.h"
 #include "language/naming.h"
 #include "schema/torch_schema.h"
 #include "planner/process.h"
@@ -213,7 +214,7 @@ GenerationResult generate_kernels(const GenerationRequest& request, const std::v
           attempt.outcome = "model_error";
           attempt.message = error.what();
           attempt.model_seconds = seconds_since(asked);
-          files::write_whole(directory + "/attempt.json", attempt_json(attempt).dump(1) + "\n");
+          files::write_whole(directory + "/attempt.json", json_text::dump(attempt_json(attempt), 1) + "\n");
           progress("  " + op.prompt.op + " worker " + std::to_string(chain.worker) + " round " + std::to_string(round) +
                    ": model error: " + error.what());
           std::lock_guard<std::mutex> lock(mutex);
@@ -249,7 +250,7 @@ GenerationResult generate_kernels(const GenerationRequest& request, const std::v
             // is lost, not the run.
             attempt.outcome = "harness_error";
             attempt.message = error.what();
-            files::write_whole(directory + "/attempt.json", attempt_json(attempt).dump(1) + "\n");
+            files::write_whole(directory + "/attempt.json", json_text::dump(attempt_json(attempt), 1) + "\n");
             progress("  " + op.prompt.op + " worker " + std::to_string(chain.worker) + " round " + std::to_string(round) +
                      ": harness error: " + error.what());
             std::lock_guard<std::mutex> lock(mutex);
@@ -269,7 +270,7 @@ GenerationResult generate_kernels(const GenerationRequest& request, const std::v
           attempt.kernel_file = checked.kernel_file.substr(request.run_directory.size() + 1);
           previous = previous_of(round, *code, checked);
         }
-        files::write_whole(directory + "/attempt.json", attempt_json(attempt).dump(1) + "\n");
+        files::write_whole(directory + "/attempt.json", json_text::dump(attempt_json(attempt), 1) + "\n");
         progress("  " + op.prompt.op + " worker " + std::to_string(chain.worker) + " round " + std::to_string(round) + ": " +
                  attempt.outcome + (attempt.passed + attempt.failed > 0
                                         ? " (" + std::to_string(attempt.passed) + " of " + std::to_string(attempt.passed + attempt.failed) + " cases)"
@@ -338,7 +339,7 @@ GenerationResult generate_kernels(const GenerationRequest& request, const std::v
   }
   result.seconds = seconds_since(start);
   const Json json = generation_json(result);
-  files::write_whole(request.run_directory + "/generation.json", json.dump(1) + "\n");
+  files::write_whole(request.run_directory + "/generation.json", json_text::dump(json, 1) + "\n");
   return result;
 }
 

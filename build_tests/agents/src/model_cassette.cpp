@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "backendbench/files.h"
+#include "language/json_text.h"
 
 namespace backendbench::agents {
 namespace {
@@ -74,7 +75,7 @@ class RecordingClient : public ModelClient {
   void save(const std::string& key, const Json& exchange) const {
     const std::string path = cassette_file(directory_, key);
     files::make_directories(path.substr(0, path.find_last_of('/')));
-    files::write_whole(path, exchange.dump(1) + "\n");
+    files::write_whole(path, json_text::dump(exchange, 1) + "\n");
   }
 
   std::unique_ptr<ModelClient> live_;

@@ -11,6 +11,8 @@
 #include <random>
 #include <thread>
 
+#include "language/json_text.h"
+
 namespace backendbench::agents {
 namespace {
 
@@ -231,7 +233,7 @@ std::string request_body(const ModelSettings& settings, const ModelRequest& requ
   } else {
     body["messages"] = Json::array({{{"role", "system"}, {"content", request.system}}, {{"role", "user"}, {"content", request.prompt}}});
   }
-  return body.dump();
+  return json_text::dump(body);
 }
 
 ModelAnswer parse_answer(ModelApi api, const std::string& body) {

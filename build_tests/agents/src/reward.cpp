@@ -9,6 +9,7 @@
 
 #include "backendbench/files.h"
 #include "backendbench/json_numbers.h"
+#include "language/json_text.h"
 #include "planner/run_scores.h"
 #include "language/diagnostic.h"
 #include "language/naming.h"
@@ -27,7 +28,7 @@ using planner::seconds_since;
 RewardCandidate reward_candidate_from_json(const std::string& text, const std::string& where) {
   nlohmann::json item;
   try {
-    item = nlohmann::json::parse(text);
+    item = json_text::parse(text);
   } catch (const nlohmann::json::parse_error& error) {
     throw error_at(where, std::string("not JSON (") + error.what() + ")",
                    R"(one object per line: {"id": ..., "op": "relu", "language": "cpp", "source": "..."})");

@@ -31,10 +31,12 @@
 
 #include "backendbench/gpu_slot.h"
 #include "language/job.h"
+#include "language/json_text.h"
 
 namespace {
 
 using nlohmann::json;
+namespace json_text = backendbench::json_text;
 
 constexpr int kAllSkippedExitCode = 77;
 
@@ -113,7 +115,7 @@ std::optional<json> read_response(int fd) {
   for (;;) {
     const size_t end = text.find('\n');
     if (end != std::string::npos) {
-      json response = json::parse(text.substr(0, end), nullptr, /*allow_exceptions=*/false);
+      json response = json_text::parse_or_discarded(text.substr(0, end));
       if (response.is_discarded()) return std::nullopt;
       return response;
     }
@@ -167,7 +169,7 @@ int main(int argc, char** argv) {
     const auto connected = std::chrono::steady_clock::now();
     const int connection = connect_to(address);
     if (connection < 0) continue;  // not started, or it ended (an abstract name costs no file to try)
-    if (!send_line(connection, request.dump())) {
+    if (!send_line(connection, json_text::dump(request))) {
       ::close(connection);
       continue;
     }

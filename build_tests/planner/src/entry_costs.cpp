@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "backendbench/files.h"
+#include "language/json_text.h"
 
 namespace backendbench::planner {
 namespace {
@@ -29,7 +30,7 @@ CaseCosts CaseCosts::read(const std::string& path) {
   if (!in) return costs;
   std::stringstream text;
   text << in.rdbuf();
-  const nlohmann::json document = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json document = json_text::parse_or_discarded(text.str());
   // Only ever this program's own file: anything else is no history, never an error.
   if (!document.is_object() || document.value("schema", "") != kSchema || document.value("version", 0) != kVersion ||
       !document.contains("jobs") || !document["jobs"].is_object()) {
@@ -59,7 +60,7 @@ void CaseCosts::write(const std::string& path) const {
   for (const auto& [key, known] : known_) jobs[key] = {{"cases", known.cases}, {"ms", known.ms}};
   const size_t slash = path.find_last_of('/');
   if (slash != std::string::npos && slash > 0) files::make_directories(path.substr(0, slash));
-  files::write_whole(path, nlohmann::json{{"schema", kSchema}, {"version", kVersion}, {"jobs", jobs}}.dump(1) + "\n");
+  files::write_whole(path, json_text::dump(nlohmann::json{{"schema", kSchema}, {"version", kVersion}, {"jobs", jobs}}, 1) + "\n");
 }
 
 std::optional<double> CaseCosts::per_case(const std::string& suite, const std::string& op, const std::string& backend,

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "language/json_text.h"
 #include "planner/gpu_files.h"
 #include "planner/process.h"
 #include "language/job.h"
@@ -148,7 +149,7 @@ int EntryServers::wait_until_listening(double ready_seconds) {
       if (got <= 0 || end != std::string::npos) {
         server.answered = true;
         const nlohmann::json line =
-            end == std::string::npos ? nlohmann::json() : nlohmann::json::parse(server.output.substr(0, end), nullptr, false);
+            end == std::string::npos ? nlohmann::json() : json_text::parse_or_discarded(server.output.substr(0, end));
         if (line.is_object() && line.contains("listening")) ++listening_;
       }
     }

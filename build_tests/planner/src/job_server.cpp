@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "language/json_text.h"
 #include "planner/process.h"
 #include "language/job.h"
 
@@ -90,7 +91,7 @@ bool JobServer::send(const Request& request) {
   const nlohmann::json line = {{"schema", kJobRequestSchema}, {"version", kJobServiceVersion}, {"job", request.job},
                                {"verdicts", request.verdicts}, {"kernel_manifest", request.kernel_manifest},
                                {"log", request.log}};
-  const std::string text = line.dump() + "\n";
+  const std::string text = json_text::dump(line) + "\n";
   // A server that died since the last request breaks the pipe: its SIGPIPE must not end the
   // planner. Blocked in this thread only (other threads, and the planner's own output, keep the
   // default), and taken back if the write raised it.
@@ -121,7 +122,7 @@ std::string JobServer::read_response(double timeout_seconds) {
     if (newline != std::string::npos) {
       const std::string answer = buffered_.substr(0, newline);
       buffered_.erase(0, newline + 1);
-      const nlohmann::json response = nlohmann::json::parse(answer, nullptr, /*allow_exceptions=*/false);
+      const nlohmann::json response = json_text::parse_or_discarded(answer);
       if (!response.is_object() || response.value("schema", "") != kJobResponseSchema ||
           response.value("version", 0) != kJobServiceVersion) {
         stop();

@@ -20,6 +20,7 @@
 #include "backendbench/files.h"
 #include "backendbench/json_numbers.h"
 #include "backendbench/settings.h"
+#include "language/json_text.h"
 #include "planner/run_scores.h"
 #include "language/diagnostic.h"
 #include "planner/console_table.h"
@@ -177,12 +178,12 @@ std::string merged_benchmark_json(const std::vector<std::string>& outputs) {
   merged["benchmarks"] = nlohmann::json::array();
   for (const std::string& path : outputs) {
     if (!exists(path)) continue;
-    nlohmann::json one = nlohmann::json::parse(read_text(path), nullptr, false);
+    nlohmann::json one = json_text::parse_or_discarded(read_text(path));
     if (!one.is_object()) continue;
     if (!merged.contains("context") && one.contains("context")) merged["context"] = one["context"];
     for (nlohmann::json& benchmark : one.value("benchmarks", nlohmann::json::array())) merged["benchmarks"].push_back(benchmark);
   }
-  return merged.dump(2) + "\n";
+  return json_text::dump(merged, 2) + "\n";
 }
 
 StagingFolder::StagingFolder(std::string path) : path_(std::move(path)) { files::make_directories(path_ + "/logs"); }

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "backendbench/files.h"
+#include "language/json_text.h"
 #include "planner/run_scores.h"
 #include "language/csv.h"
 
@@ -159,7 +160,7 @@ OriginalFiles original_files(const std::vector<Verdict>& verdicts, const std::st
     if (!verdict->passed()) failed.push_back(all.back());
   }
   const std::vector<OperatorResult> rows = operator_results(verdicts);
-  return {all.dump(2) + "\n", operator_summary_csv(rows), failed.dump(2) + "\n", overall_summary_md(rows, command, p, names)};
+  return {json_text::dump(all, 2) + "\n", operator_summary_csv(rows), json_text::dump(failed, 2) + "\n", overall_summary_md(rows, command, p, names)};
 }
 
 void write_original_files(const std::string& directory, const OriginalFiles& files) {

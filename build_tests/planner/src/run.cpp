@@ -12,6 +12,7 @@
 
 #include "backendbench/files.h"
 #include "backendbench/gpu_slot.h"
+#include "language/json_text.h"
 #include "planner/results_folder.h"
 #include "planner/run_scores.h"
 #include "backendbench/sandbox.h"
@@ -454,7 +455,7 @@ void write_results(Run& run, const nlohmann::json& described) {
   for (const Verdict& verdict : run.verdicts) lines += verdict_json(verdict) + "\n";
   write_whole(run.staging.path() + "/verdicts.jsonl", lines);
   write_original_files(run.staging.path(), original_files(run.verdicts, run.command_line, run.request.p, backend_names(described)));
-  write_whole(run.staging.path() + "/run.json", described.dump(1) + "\n");
+  write_whole(run.staging.path() + "/run.json", json_text::dump(described, 1) + "\n");
   write_whole(run.staging.path() + "/report.html",
               report_html(report_data(run.verdicts, described), run.where.templates_directory, read_text(run.where.plotly_js_path)));
   for (const char* log : {"configure.log", "build.log", "ctest.log", "bench.log"}) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "backendbench/score_group.h"
+#include "language/json_text.h"
 #include "planner/run_scores.h"
 
 namespace backendbench {
@@ -100,8 +101,8 @@ std::string Summary::json() const {
                                 {"failed", row.failed}, {"geomean_speedup", row.geomean_speedup}});
   }
   document["cases"] = nlohmann::json::array();
-  for (const Verdict& verdict : cases) document["cases"].push_back(nlohmann::json::parse(verdict_json(verdict)));
-  return document.dump(1) + "\n";
+  for (const Verdict& verdict : cases) document["cases"].push_back(json_text::parse(verdict_json(verdict)));
+  return json_text::dump(document, 1) + "\n";
 }
 
 }  // namespace backendbench

@@ -17,6 +17,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include "backendbench/backend.h"
+#include "language/json_text.h"
 #include "protocol/device_share.h"
 #include "backendbench/tensor_values.h"
 
@@ -259,7 +260,7 @@ std::vector<char> save_values(const std::vector<c10::IValue>& values, device_sha
                        {"dtype", static_cast<int>(tensor.scalar_type())},
                        {"requires_grad", tensor.requires_grad()}});
   }
-  const std::string table_text = json{{"storages", storages}, {"tensors", tensors}}.dump();
+  const std::string table_text = json_text::dump(json{{"storages", storages}, {"tensors", tensors}});
   size_t size = aligned(24 + table_text.size() + structure.size());
   std::vector<size_t> starts;
   for (const c10::Storage& storage : kept) starts.push_back(size), size = aligned(size + (storage ? storage.nbytes() : 0));
@@ -282,8 +283,7 @@ std::vector<c10::IValue> load_values(const std::vector<char>& payload, const dev
   if (table_bytes > payload.size() || structure_bytes > payload.size() || 24 + table_bytes + structure_bytes > payload.size()) {
     throw ProtocolError("a payload shorter than its table and structure");
   }
-  const json table = json::parse(payload.begin() + 24, payload.begin() + 24 + static_cast<std::ptrdiff_t>(table_bytes), nullptr,
-                                 /*allow_exceptions=*/false);
+  const json table = json_text::parse_or_discarded(std::string_view(payload.data() + 24, table_bytes));
   if (!table.is_object() || !table.contains("storages") || !table.contains("tensors") || !table["storages"].is_array() ||
       !table["tensors"].is_array() || table["storages"].size() != storage_count) {
     throw ProtocolError("a payload whose table is not storages and tensors");

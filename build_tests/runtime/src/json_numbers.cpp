@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "language/json_text.h"
+
 namespace backendbench {
 
 nlohmann::json json_number(double value) {
@@ -24,7 +26,7 @@ double number_from_json(const nlohmann::json& value) {
     if (text == "-Infinity") return -std::numeric_limits<double>::infinity();
     if (text == "NaN") return std::numeric_limits<double>::quiet_NaN();
   }
-  throw std::invalid_argument(value.dump().substr(0, 40) + " is not a figure; expected a number, \"Infinity\", \"-Infinity\" or \"NaN\"");
+  throw std::invalid_argument(json_text::dump(value).substr(0, 40) + " is not a figure; expected a number, \"Infinity\", \"-Infinity\" or \"NaN\"");
 }
 
 double number_field(const nlohmann::json& object, const std::string& key, double if_missing) {

@@ -21,6 +21,7 @@
 
 #include "backendbench/files.h"
 #include "backendbench/tensor_values.h"
+#include "language/json_text.h"
 #include "language/syntax.h"
 
 namespace backendbench {
@@ -230,7 +231,7 @@ constexpr const char* kCpuPeaksSchema = "backendbench-cpu-peaks";
 }  // namespace
 
 std::optional<Peaks> cached_cpu_peaks(const std::string& file_text, const std::string& identity) {
-  const nlohmann::json file = nlohmann::json::parse(file_text, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json file = json_text::parse_or_discarded(file_text);
   if (!file.is_object() || file.value("schema", "") != kCpuPeaksSchema || file.value("version", 0) != 1) return std::nullopt;
   const nlohmann::json machines = file.value("machines", nlohmann::json::object());
   if (!machines.is_object() || !machines.contains(identity)) return std::nullopt;
@@ -249,13 +250,13 @@ std::optional<Peaks> cached_cpu_peaks(const std::string& file_text, const std::s
 }
 
 std::string with_cpu_peaks(const std::string& file_text, const std::string& identity, const Peaks& peaks) {
-  nlohmann::json file = nlohmann::json::parse(file_text, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json file = json_text::parse_or_discarded(file_text);
   if (!file.is_object() || file.value("schema", "") != kCpuPeaksSchema || file.value("version", 0) != 1 ||
       !file.value("machines", nlohmann::json()).is_object()) {
     file = {{"schema", kCpuPeaksSchema}, {"version", 1}, {"machines", nlohmann::json::object()}};
   }
   file["machines"][identity] = {{"bytes_per_second", peaks.bytes_per_second}, {"flops_per_second", peaks.flops_per_second}};
-  return file.dump(2) + "\n";
+  return json_text::dump(file, 2) + "\n";
 }
 
 Peaks cpu_peaks(const std::string& path) {

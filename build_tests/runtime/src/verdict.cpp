@@ -11,6 +11,7 @@
 #include "backendbench/files.h"
 #include "backendbench/json_numbers.h"
 #include "backendbench/settings.h"
+#include "language/json_text.h"
 
 namespace backendbench {
 
@@ -82,11 +83,11 @@ std::string verdict_json(const Verdict& verdict) {
     document["timing"] = nullptr;
   }
   // Invalid UTF-8 in a message (a kernel's exception text) is replaced, never a throw.
-  return document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_text::dump_replacing_invalid_utf8(document);
 }
 
 Verdict verdict_from_json(const std::string& line) {
-  const nlohmann::json json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json json = json_text::parse_or_discarded(line);
   if (!json.is_object() || json.value("schema", "") != "backendbench-verdict" ||
       json.value("version", 0) != kVerdictSchemaVersion) {
     throw std::invalid_argument("not a backendbench-verdict of version " + std::to_string(kVerdictSchemaVersion) + ": " +
@@ -162,7 +163,7 @@ namespace {
 // A failed verdict for the case a bad line names, where it names one (a JSON object with the
 // operator, the backend and the case as strings): the line's error is that case's failure.
 std::optional<Verdict> stand_in_for(const std::string& line, const std::string& error) {
-  const nlohmann::json json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json json = json_text::parse_or_discarded(line);
   if (!json.is_object()) return std::nullopt;
   for (const char* key : {"operator", "backend", "case"}) {
     if (!json.contains(key) || !json[key].is_string()) return std::nullopt;

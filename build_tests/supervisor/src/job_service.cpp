@@ -26,6 +26,7 @@
 
 #include "backendbench/backend.h"
 #include "backendbench/python_bridge.h"
+#include "language/json_text.h"
 #include "supervisor/run_job.h"
 #include "backendbench/verdict.h"
 #include "supervisor/kernel_workers.h"
@@ -185,7 +186,7 @@ json response_header() { return {{"schema", kJobResponseSchema}, {"version", kJo
 json answer(const std::string& line, const Settings& settings, const std::string& default_manifest, bool print_cases,
             Job::Mode mode, bool& python) {
   json response = response_header();
-  const json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  const json request = json_text::parse_or_discarded(line);
   python = false;
   try {
     python = request.is_object() && names_python(request.value("kernel_manifest", default_manifest));
@@ -211,7 +212,7 @@ json answer(const std::string& line, const Settings& settings, const std::string
   return response;
 }
 
-std::string dumped(const json& response) { return response.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dumped(const json& response) { return json_text::dump_replacing_invalid_utf8(response); }
 
 // With a kernel root, a spare worker for the next job, with Python when the last one's kernels were
 // Python's (a loop's next candidate is most likely in the same language).

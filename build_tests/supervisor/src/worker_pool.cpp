@@ -42,6 +42,7 @@
 #include "backendbench/sandbox.h"
 #include "backendbench/tensor_values.h"
 #include "backendbench/kernel_imports.h"
+#include "language/json_text.h"
 #include "protocol/worker_protocol.h"
 
 namespace backendbench {
@@ -371,14 +372,14 @@ class WorkerPool {
   // One request to a running worker, and one response from it; each throws
   // worker::ProtocolError (or TimeoutError) when it fails.
   void send(WorkerProcess& worker, const json& header, const std::vector<char>& payload) {
-    worker::write_message(worker.to, {header.dump(), payload});
+    worker::write_message(worker.to, {json_text::dump(header), payload});
   }
 
   json receive(WorkerProcess& worker, std::vector<char>* response_payload, uint64_t max_payload_bytes) {
     std::optional<worker::Message> answer = worker.reader->read(timeout_ms_, max_payload_bytes);
     forward_log(worker);
     if (!answer) throw worker::ProtocolError("it closed its pipe without an answer");
-    json parsed = json::parse(answer->header, nullptr, /*allow_exceptions=*/false);
+    json parsed = json_text::parse_or_discarded(answer->header);
     if (!parsed.is_object() || parsed.value("schema", "") != worker::kResponseSchema ||
         parsed.value("version", 0) != worker::kProtocolVersion) {
       throw worker::ProtocolError("it answered with a message that is not a version " +

@@ -21,6 +21,7 @@
 #include "agents/scaffold.h"
 #include "backendbench/files.h"
 #include "backendbench/gpu_slot.h"
+#include "language/json_text.h"
 #include "planner/results_folder.h"
 #include "backendbench/settings.h"
 #include "backendbench/verdict.h"
@@ -186,7 +187,7 @@ int reward_command(const RewardArguments& given) {
             RewardCandidate unreadable;
             unreadable.invalid = error.what();
             // Its id where one can be read, so that the answer still finds its request.
-            const nlohmann::json item = nlohmann::json::parse(line, nullptr, false);
+            const nlohmann::json item = json_text::parse_or_discarded(line);
             if (item.is_object() && item.contains("id") && (item["id"].is_string() || item["id"].is_number_integer())) {
               unreadable.id = item["id"].is_string() ? item["id"].get<std::string>() : std::to_string(item["id"].get<int64_t>());
             }
@@ -195,7 +196,7 @@ int reward_command(const RewardArguments& given) {
         }
         return std::nullopt;
       },
-      [&](const Reward& reward) { std::cout << reward_json(reward).dump() << "\n" << std::flush; });
+      [&](const Reward& reward) { std::cout << json_text::dump(reward_json(reward)) << "\n" << std::flush; });
   return 0;
 }
 
@@ -272,7 +273,7 @@ ResultsRun read_results_folder(const std::string& directory) {
   }
   ResultsRun results;
   try {
-    results.run = nlohmann::json::parse(read_text(directory + "/run.json"));
+    results.run = json_text::parse(read_text(directory + "/run.json"));
   } catch (const nlohmann::json::exception& error) {
     throw CliError(directory + "/run.json", std::string("unreadable (") + error.what() + ")", "the run.json backendbench run wrote");
   }

@@ -17,6 +17,7 @@
 #include "backendbench/settings.h"
 #include "cli/errors.h"
 #include "agents/model_cassette.h"
+#include "language/json_text.h"
 #include "language/naming.h"
 #include "model/schema.h"
 #include "planner/build_steps.h"
@@ -157,7 +158,7 @@ void replay_recorded_salt(RunRequest& request) {
   if (!request.generation || request.generation->replay.empty() || request.salt_given) return;
   std::ifstream in(request.generation->replay + "/cassette.json");
   if (!in) return;
-  const nlohmann::json recorded = nlohmann::json::parse(in, nullptr, false);
+  const nlohmann::json recorded = json_text::parse_or_discarded(in);
   if (!recorded.is_object() || !recorded.contains("salt") || !recorded["salt"].is_string()) return;
   if (const auto salt = parse_salt(recorded["salt"].get<std::string>())) {
     request.salt = *salt;
@@ -169,7 +170,7 @@ void record_cassette(const GenerationChoice& choice, uint64_t salt, const std::s
   if (choice.record.empty()) return;
   files::make_directories(choice.record);
   files::write_whole(choice.record + "/cassette.json",
-                     nlohmann::json{{"schema", "backendbench-cassette"}, {"version", 1}, {"salt", salt_text(salt)}, {"command", command_line}}.dump(1) + "\n");
+                     json_text::dump(nlohmann::json{{"schema", "backendbench-cassette"}, {"version", 1}, {"salt", salt_text(salt)}, {"command", command_line}}, 1) + "\n");
 }
 
 std::optional<GenerationPhase> generate_kernels_phase(planner::Run& run, const RunRequest& request) {
