@@ -660,7 +660,8 @@ function(backendbench_add_backend)
   # The case tables of the set's suites: enable() checks a kernel without results on them.
   # The runtime is linked in privately (one copy, inside the library); users get its headers
   # (backendbench/enable.h) and libtorch.
-  target_link_libraries(${ARG_NAME} PRIVATE ${case_libraries} backendbench::supervisor backendbench::kernel_binding)
+  target_link_libraries(${ARG_NAME} PRIVATE ${case_libraries} backendbench::overrides backendbench::supervisor
+                                            backendbench::kernel_binding)
   target_include_directories(${ARG_NAME} PUBLIC $<TARGET_PROPERTY:backendbench::runtime,INTERFACE_INCLUDE_DIRECTORIES>)
   target_link_libraries(${ARG_NAME} PUBLIC backendbench::torch)
   add_dependencies(${ARG_NAME} ${kernels_target}_bindings ${kernels_target})
