@@ -173,7 +173,11 @@ size_t rounded_size(uint64_t bytes, int device) {
   return static_cast<size_t>((bytes + granularity - 1) / granularity * granularity);
 }
 
-// An allocation mapped into this process: unmapped and released when it goes.
+}  // namespace
+
+// An allocation mapped into this process: unmapped and released when it goes. Outside the
+// anonymous namespace because the slots' pimpl types (Exports::Slot, Imports::Slot) hold one, which
+// GCC warns about (-Wsubobject-linkage) once this file is part of a unity file.
 struct Mapping {
   CUmemGenericAllocationHandle handle = 0;
   CUdeviceptr address = 0;
@@ -198,8 +202,6 @@ struct Mapping {
     check(driver().set_access(address, size, &access, 1), "cuMemSetAccess");
   }
 };
-
-}  // namespace
 
 bool available(c10::Device device) {
   if (!device.is_cuda() || !driver().loaded) return false;
