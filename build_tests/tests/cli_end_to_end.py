@@ -116,6 +116,7 @@ def bad_arguments():
 
 
 def run():
+    os.makedirs(args.work, exist_ok=True)
     shutil.rmtree(results, ignore_errors=True)
     done = cli("run", "--suite", "smoke,edge", "--backend", "aten,directory", "--ops", "relu,add", "--device", "cpu",
                "--build", tree, "--out", results, "-j", "2", "--salt", "0x5eed", expect=0)
