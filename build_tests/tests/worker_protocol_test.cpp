@@ -403,16 +403,30 @@ TEST(KeptDraws, ADrawIsHandedOverOnceAsMadeAndAnotherCaseDropsIt) {
 }
 
 TEST(BackToBack, EnoughCallsToLastTheirTimeAndNoMoreDrawsThanTheirBound) {
-  EXPECT_EQ(back_to_back_calls(100e-6, 0, 0), 250);                            // 25 ms of calls
-  EXPECT_EQ(back_to_back_calls(10e-3, 0, 0), kLeastBackToBackCalls);           // long calls: the least
-  EXPECT_EQ(back_to_back_calls(1e-9, 0, 0), kMostDistinctBackToBackCalls);     // a claim of nothing: the most
-  EXPECT_EQ(back_to_back_calls(0, 0, 0), kMostDistinctBackToBackCalls);
-  EXPECT_EQ(back_to_back_calls(100e-6, kBackToBackDrawBytes / 10, 0), 10);     // a draw a call: 10 fit
-  EXPECT_EQ(back_to_back_calls(100e-6, kBackToBackDrawBytes * 2, 0), 2);       // at least 2
+  const uint64_t budget = kBackToBackBytes;
+  EXPECT_EQ(back_to_back_calls(100e-6, 0, 0, budget), 250);                         // 25 ms of calls
+  EXPECT_EQ(back_to_back_calls(10e-3, 0, 0, budget), kLeastBackToBackCalls);        // long calls: the least
+  EXPECT_EQ(back_to_back_calls(1e-9, 0, 0, budget), kMostDistinctBackToBackCalls);  // a claim of nothing: the most
+  EXPECT_EQ(back_to_back_calls(0, 0, 0, budget), kMostDistinctBackToBackCalls);
+  EXPECT_EQ(back_to_back_calls(100e-6, budget / 10, 0, budget), 10);                // a draw a call: 10 fit
+  EXPECT_EQ(back_to_back_calls(100e-6, budget * 2, 0, budget), 2);                  // at least 2
   // Every call's outputs are kept until judged: no more than their bound holds.
-  EXPECT_EQ(back_to_back_calls(100e-6, 0, kBackToBackOutputBytes / 16), 16);
-  EXPECT_EQ(back_to_back_calls(100e-6, kBackToBackDrawBytes / 10, kBackToBackOutputBytes / 16), 10);  // the tighter bound
-  EXPECT_EQ(back_to_back_calls(100e-6, 0, kBackToBackOutputBytes * 3), 2);     // at least 2
+  EXPECT_EQ(back_to_back_calls(100e-6, 0, budget / 16, budget), 16);
+  EXPECT_EQ(back_to_back_calls(100e-6, budget / 10, budget / 16, budget), 10);      // the tighter bound
+  EXPECT_EQ(back_to_back_calls(100e-6, 0, budget * 3, budget), 2);                  // at least 2
+}
+
+TEST(BackToBack, ACudaRunHoldsAShareOfTheDevicesMemory) {
+  EXPECT_EQ(back_to_back_budget_bytes(false, uint64_t{141} << 30), kBackToBackBytes) << "a CPU's budget is fixed";
+  EXPECT_EQ(back_to_back_budget_bytes(true, uint64_t{64} << 30), uint64_t{2} << 30) << "a 32nd of 64 GiB";
+  EXPECT_EQ(back_to_back_budget_bytes(true, uint64_t{141} << 30), kMostCudaBackToBackBytes) << "within the most";
+  EXPECT_EQ(back_to_back_budget_bytes(true, uint64_t{4} << 30), kBackToBackBytes) << "never under a CPU's";
+  EXPECT_EQ(back_to_back_budget_bytes(true, 0), kBackToBackBytes) << "a device of unknown memory";
+  // A 256 MiB relu of ~130 us a call on an H200: 16 calls back to back, 2 ms, past the round
+  // trip's allowance (2 calls under the CPU's budget: half a millisecond, within it).
+  const uint64_t relu_bytes = uint64_t{256} << 20;
+  EXPECT_EQ(back_to_back_calls(130e-6, relu_bytes, relu_bytes, back_to_back_budget_bytes(true, uint64_t{141} << 30)), 16);
+  EXPECT_GT(16 * 130e-6, 2 * kBackToBackSlackSeconds);
 }
 
 TEST(BackToBack, DigestsSlowerThanTheSupervisorsOwnCountAsTheKernelsRun) {

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -68,6 +69,27 @@ void ready_output_blocks(c10::Device device, const std::vector<uint64_t>& block_
     }
   }
 }  // freed here
+
+uint64_t device_memory_bytes(c10::Device device) {
+#if BACKENDBENCH_HAS_CUDA_RUNTIME
+  if (!device.is_cuda()) return 0;
+  static std::mutex mutex;
+  static std::map<int, uint64_t> known;
+  const int index = device.index() < 0 ? 0 : device.index();
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto found = known.find(index);
+  if (found == known.end()) {
+    cudaDeviceProp properties{};
+    const uint64_t bytes = cudaGetDeviceProperties(&properties, index) == cudaSuccess ? properties.totalGlobalMem : 0;
+    (void)cudaGetLastError();
+    found = known.emplace(index, bytes).first;
+  }
+  return found->second;
+#else
+  (void)device;
+  return 0;
+#endif
+}
 
 double Samples::median_seconds() const { return quantile(values_, 0.5); }
 

@@ -372,7 +372,8 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
   if (device.is_cuda() && std::max(claimed, f.reference_us / 1e6) < kBoundedCallSeconds) return;
   if (drawn_from.empty()) throw std::runtime_error("a timed case without its draws' recipes: no calls back to back can be drawn");
   const CaseSpec& spec = *drawn_from.front().spec;
-  const int64_t calls = back_to_back_calls(claimed, stack_bytes(values.inputs(0)), stack_bytes(values.reference(0)));
+  const int64_t calls = back_to_back_calls(claimed, stack_bytes(values.inputs(0)), stack_bytes(values.reference(0)),
+                                           back_to_back_budget_bytes(device.is_cuda(), device_memory_bytes(device)));
   const std::string label = backend.name() + " (" + backend.source() + ")";
   WorkerPoolRequests pool;
   const WorkerPoolRequests::Key key = WorkerPoolRequests::key_of(backend, device);
@@ -590,11 +591,18 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
 
 }  // namespace
 
-int64_t back_to_back_calls(double claimed_seconds, uint64_t input_bytes, uint64_t output_bytes) {
+uint64_t back_to_back_budget_bytes(bool cuda, uint64_t device_memory_bytes) {
+  if (!cuda) return kBackToBackBytes;
+  const auto share = static_cast<uint64_t>(kCudaBackToBackMemoryShare * static_cast<double>(device_memory_bytes));
+  return std::clamp(share, kBackToBackBytes, kMostCudaBackToBackBytes);
+}
+
+int64_t back_to_back_calls(double claimed_seconds, uint64_t input_bytes, uint64_t output_bytes, uint64_t budget_bytes) {
   double calls = claimed_seconds > 0 ? std::ceil(kBackToBackSeconds / claimed_seconds) : static_cast<double>(kMostDistinctBackToBackCalls);
   calls = std::clamp(calls, static_cast<double>(kLeastBackToBackCalls), static_cast<double>(kMostDistinctBackToBackCalls));
-  if (input_bytes > 0) calls = std::min(calls, std::max(2.0, std::floor(static_cast<double>(kBackToBackDrawBytes) / input_bytes)));
-  if (output_bytes > 0) calls = std::min(calls, std::max(2.0, std::floor(static_cast<double>(kBackToBackOutputBytes) / output_bytes)));
+  const auto budget = static_cast<double>(budget_bytes);
+  if (input_bytes > 0) calls = std::min(calls, std::max(2.0, std::floor(budget / static_cast<double>(input_bytes))));
+  if (output_bytes > 0) calls = std::min(calls, std::max(2.0, std::floor(budget / static_cast<double>(output_bytes))));
   return static_cast<int64_t>(calls);
 }
 

@@ -40,6 +40,8 @@ void fix_large_allocations();
 // Made ready in the kernel's worker and in the supervisor alike, both sides' outputs find memory
 // alike (a kernel that keeps a pool of its own gains nothing from faults the reference pays).
 void ready_output_blocks(c10::Device device, const std::vector<uint64_t>& block_bytes, int64_t copies);
+// The memory of a CUDA device, bytes (asked once per device); 0 on a CPU or where unknown.
+uint64_t device_memory_bytes(c10::Device device);
 
 // A set of timings, seconds.
 class Samples {

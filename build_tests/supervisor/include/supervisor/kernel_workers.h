@@ -125,16 +125,23 @@ inline constexpr uint64_t kAnswerSlackBytes = uint64_t{16} << 20;
 // values, filled in the checks, whose draws the samples time again) pays for every call here. So
 // many calls that they last kBackToBackSeconds at the time the worker claimed, at least
 // kLeastBackToBackCalls, at most kMostDistinctBackToBackCalls (each is a draw to make, here and
-// in the worker), and no more draws than kBackToBackDrawBytes of inputs hold, nor outputs than
-// kBackToBackOutputBytes hold (at least 2).
+// in the worker), and no more draws than `budget_bytes` of inputs hold, nor outputs than it
+// holds (at least 2). The budget (back_to_back_budget_bytes): kBackToBackBytes on a CPU; on CUDA
+// a share of the device's memory, kCudaBackToBackMemoryShare, within kBackToBackBytes and
+// kMostCudaBackToBackBytes (both processes hold a run's draws and outputs: four budgets in all).
+// Calls of 100 us or more are the ones bounded on CUDA, and they move hundreds of MiB: under
+// 256 MiB a 256 MiB relu got 2 calls, half a millisecond, less than the round trip's allowance
+// (kBackToBackSlackSeconds), so any claim was within it; 4 GiB gives it 16.
 inline constexpr double kBackToBackSeconds = 0.025;
 inline constexpr int64_t kLeastBackToBackCalls = 40;
 inline constexpr int64_t kMostDistinctBackToBackCalls = 4096;
 static_assert(kMostDistinctBackToBackCalls <= worker::kMostBackToBackCalls);
-inline constexpr uint64_t kBackToBackDrawBytes = uint64_t{256} << 20;
-inline constexpr uint64_t kBackToBackOutputBytes = uint64_t{256} << 20;
+inline constexpr uint64_t kBackToBackBytes = uint64_t{256} << 20;
+inline constexpr double kCudaBackToBackMemoryShare = 1.0 / 32;
+inline constexpr uint64_t kMostCudaBackToBackBytes = uint64_t{4} << 30;
+uint64_t back_to_back_budget_bytes(bool cuda, uint64_t device_memory_bytes);
 inline constexpr int kBackToBackFirstDraw = 1 << 20;
-int64_t back_to_back_calls(double claimed_seconds, uint64_t input_bytes, uint64_t output_bytes);
+int64_t back_to_back_calls(double claimed_seconds, uint64_t input_bytes, uint64_t output_bytes, uint64_t budget_bytes);
 // The digests of a run's outputs may take kDigestAllowance times as long as this process's own
 // digests of the same outputs, fetched, took, plus kDigestSlackSeconds, before the time beyond it
 // counts as the kernel's run: work finished after the answer to `run` is done before the digests
