@@ -24,6 +24,7 @@ Usage: export_opinfo.py --output opinfo.txt [--dtypes bf16,f16,f32] [--ops add.T
 """
 import argparse
 import collections
+import contextlib
 import math
 import os
 import sys
@@ -140,6 +141,23 @@ def same_results(a, b):
     return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
 
+@contextlib.contextmanager
+def memory_filled_deterministically():
+    """Operators that return uninitialised memory (empty_strided, new_empty, empty_like) fill it
+    with NaN or the integer maximum while deterministic algorithms are on
+    (torch.utils.deterministic.fill_uninitialized_memory): without it, whether two of their calls
+    agreed depended on what the allocator handed back, and a build's OpInfo suite held their
+    samples or not by chance (8 or 6 cases of empty_strided and empty_like in three exports)."""
+    import torch
+    was = torch.are_deterministic_algorithms_enabled()
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    torch.use_deterministic_algorithms(True, warn_only=True)  # warn, never raise: only the fill is wanted
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(was, warn_only=warn_only)
+
+
 def trace_name_of(func):
     """aten.add.Tensor, aten.relu.default: the trace spelling of a dispatched ATen overload."""
     name = func.name()  # aten::add.Tensor
@@ -250,8 +268,9 @@ def main():
                     continue
                 try:
                     text = arguments_text(args, kwargs, options.max_elements)
-                    first = func(*clone_tree(args), **clone_tree(kwargs))
-                    second = func(*clone_tree(args), **clone_tree(kwargs))
+                    with memory_filled_deterministically():
+                        first = func(*clone_tree(args), **clone_tree(kwargs))
+                        second = func(*clone_tree(args), **clone_tree(kwargs))
                 except Unwritable as reason:
                     skipped[f"holds {reason}"] += 1
                     continue
