@@ -62,6 +62,9 @@ bool cuda_kernel_has_device_part(const std::string& source_text);
 
 // Backends: the reference, or "impl<N>" for a directory kernel variant.
 inline constexpr const char* kReferenceBackend = "aten";
+// ./bench's calibration backends (backend.h): the reference as kernel, and the reference's work done twice.
+inline constexpr const char* kSelfCalibrationBackend = "aten_self";
+inline constexpr const char* kTwiceCalibrationBackend = "aten_twice";
 std::string variant_name(int implementation_number);
 
 // "part<k>of<n>" for part k of a job split in n (job.h); "" for a whole job (n = 0).

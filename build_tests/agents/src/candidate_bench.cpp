@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 #include "backendbench/files.h"
-#include "supervisor/job_verdicts.h"
+#include "backendbench/job_verdicts.h"
 #include "backendbench/sandbox.h"
 #include "backendbench/settings.h"
-#include "supervisor/spare_policy.h"
+#include "backendbench/spare_policy.h"
 #include "language/diagnostic.h"
 #include "planner/process.h"
 #include "planner/text.h"

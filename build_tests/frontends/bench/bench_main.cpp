@@ -37,7 +37,7 @@
 #include "backendbench/backend.h"
 #include "backendbench/files.h"
 #include "supervisor/job_service.h"
-#include "supervisor/job_verdicts.h"
+#include "backendbench/job_verdicts.h"
 #include "backendbench/observe.h"
 #include "supervisor/run_job.h"
 #include "supervisor/run_start.h"

@@ -11,7 +11,7 @@
 #include "planner/entry_packs.h"
 #include "planner/interruption.h"
 #include "planner/text.h"
-#include "supervisor/job_verdicts.h"
+#include "backendbench/job_verdicts.h"
 
 namespace backendbench::planner {
 

@@ -20,7 +20,7 @@ Summary summarize(const std::vector<Verdict>& verdicts) {
   std::map<std::pair<std::string, std::string>, OperatorScore> rows;
   std::map<std::pair<std::string, std::string>, std::string> groups;
   for (const Verdict& verdict : verdicts) {
-    const std::string group = score_group(verdict.op, verdict.backend);
+    const std::string group = score_group(verdict.backend);
     if (group.empty() || verdict.status == Verdict::Status::kSkipped) continue;
     const auto key = std::make_pair(verdict.op, verdict.backend);
     OperatorScore& row = rows[key];

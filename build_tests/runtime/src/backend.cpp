@@ -11,7 +11,6 @@
 #include "backendbench/build_paths.h"
 #include "backendbench/kernel_binding.h"
 #include "backendbench/python_bridge.h"
-#include "backendbench/score_group.h"
 #include "backendbench/tensor_values.h"
 #include "language/naming.h"
 
@@ -36,7 +35,7 @@ class AtenBackend : public Backend {
 // ./bench's instrument check: the aten operator measured as the kernel too.
 class AtenSelfBackend : public Backend {
  public:
-  AtenSelfBackend() : Backend("aten_self", Kind::kCalibration) {}
+  AtenSelfBackend() : Backend(naming::kSelfCalibrationBackend, Kind::kCalibration) {}
   c10::Device device(const Settings& settings) const override { return reference_device(settings); }
   Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device) const override {
     return call_through_dispatcher(op, std::move(stack));
@@ -48,7 +47,7 @@ class AtenSelfBackend : public Backend {
 // evicts both copies), not a warm re-read of the first call's data.
 class AtenTwiceBackend : public Backend {
  public:
-  AtenTwiceBackend() : Backend("aten_twice", Kind::kCalibration) {}
+  AtenTwiceBackend() : Backend(naming::kTwiceCalibrationBackend, Kind::kCalibration) {}
   c10::Device device(const Settings& settings) const override { return reference_device(settings); }
   Stack call(const c10::OperatorHandle& op, Stack stack, c10::Device device) const override {
     return bind(op, stack, device)(std::move(stack));
@@ -241,17 +240,6 @@ std::vector<const Backend*> BackendRegistry::for_operator(const std::string& op_
     if (with_calibration && backend->kind() == Backend::Kind::kCalibration) found.push_back(backend.get());
   }
   return found;
-}
-
-std::string score_group(const std::string& op_display, const std::string& backend_name) {
-  const Backend* backend = backends().find(op_display, backend_name);
-  if (backend == nullptr) return "kernels";
-  switch (backend->kind()) {
-    case Backend::Kind::kReference: return "";
-    case Backend::Kind::kCalibration: return backend->name();
-    case Backend::Kind::kKernel: return "kernels";
-  }
-  return "kernels";
 }
 
 const Backend* BackendRegistry::find(const std::string& op_display, const std::string& name) const {

@@ -13,6 +13,15 @@
 #include <sstream>
 
 namespace backendbench {
+
+SamplingLayout SamplingLayout::do_bench() {
+  SamplingLayout layout;
+  layout.flush = Flush::kWrite;
+  layout.flush_bytes = int64_t{256} << 20;
+  layout.batch_pairs = 64;
+  return layout;
+}
+
 namespace {
 
 struct Setting {

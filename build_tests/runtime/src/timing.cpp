@@ -195,14 +195,6 @@ std::string why_uncertain(const TimingFigures& f) {
   return "";
 }
 
-SamplingLayout SamplingLayout::do_bench() {
-  SamplingLayout layout;
-  layout.flush = Flush::kWrite;
-  layout.flush_bytes = int64_t{256} << 20;
-  layout.batch_pairs = 64;
-  return layout;
-}
-
 Timer::Timer(c10::Device device, StoppingRule rule, SamplingLayout layout)
     : device_(device), rule_(rule), layout_(layout) {
   if (device_.is_cuda()) {

@@ -1021,18 +1021,6 @@ bool forget_kernels_keep_workers() {
   return WorkerPool::instance().has_running_worker();
 }
 
-bool replaces_spare_at_once(std::optional<bool> setting, int usable_cores) {
-  constexpr int kCoresForEarlySpares = 8;
-  return setting.value_or(usable_cores >= kCoresForEarlySpares);
-}
-
-bool replaces_spare_at_once_here(const Settings& settings) {
-  cpu_set_t usable;
-  const int cores = sched_getaffinity(0, sizeof(usable), &usable) == 0 ? CPU_COUNT(&usable)
-                                                                      : static_cast<int>(std::thread::hardware_concurrency());
-  return replaces_spare_at_once(settings.early_spare, cores);
-}
-
 void start_spare_worker(const std::vector<std::string>& kernel_roots, const Settings& settings, bool python) {
   WorkerPool& pool = WorkerPool::instance();
   pool.configure_process(settings);

@@ -1,5 +1,5 @@
-// The group a verdict's backend is scored in, read from the backends this process registered
-// (backend.h), behind a header without ATen's for the planner's scores (planner/scores.h).
+// The group a verdict's backend is scored in, by the backend's name (language/naming.h): without
+// ATen's headers or the backends' registry, for the planner's scores (planner/scores.h).
 #pragma once
 
 #include <string>
@@ -7,7 +7,7 @@
 namespace backendbench {
 
 // "" for the reference (validates the harness, not scored); a calibration backend's own name
-// (aten_self, aten_twice); "kernels" for a kernel and for a backend not registered here.
-std::string score_group(const std::string& op_display, const std::string& backend);
+// (aten_self, aten_twice); "kernels" for every other backend.
+std::string score_group(const std::string& backend);
 
 }  // namespace backendbench

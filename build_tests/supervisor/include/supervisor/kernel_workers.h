@@ -24,7 +24,7 @@
 #include "backendbench/measure.h"
 #include "backendbench/settings.h"
 #include "protocol/worker_protocol.h"
-#include "supervisor/spare_policy.h"
+#include "backendbench/spare_policy.h"
 
 namespace backendbench {
 
@@ -61,7 +61,7 @@ bool forget_kernels_keep_workers();
 // job of Python kernels; a C++ job's worker would only pay for it.
 void start_spare_worker(const std::vector<std::string>& kernel_roots, const Settings& settings, bool python = false);
 
-// replaces_spare_at_once: supervisor/spare_policy.h.
+// replaces_spare_at_once: backendbench/spare_policy.h.
 
 // Times a worker's kernel against the reference in its worker (CUDA events must be recorded
 // where the kernel runs), then judges here every timed output the worker sends (each batch's

@@ -14,7 +14,7 @@
 #include "backendbench/cases.h"
 #include "backendbench/settings.h"
 #include "backendbench/verdict.h"
-#include "supervisor/job_verdicts.h"
+#include "backendbench/job_verdicts.h"
 #include "language/job.h"
 
 namespace backendbench {

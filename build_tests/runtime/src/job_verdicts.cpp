@@ -1,5 +1,5 @@
 // A job's verdicts read back; see job_verdicts.h.
-#include "supervisor/job_verdicts.h"
+#include "backendbench/job_verdicts.h"
 
 #include <string_view>
 #include <unordered_map>
