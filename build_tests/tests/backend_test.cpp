@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 
 #include "backendbench/backend.h"
+#include "backendbench/score_group.h"
 #include "supervisor/kernel_workers.h"
 #include "test_support.h"
 
@@ -21,6 +22,20 @@ TEST(Backends, TheReferenceComesFirstAndCalibrationOnlyWhenAsked) {
   ASSERT_EQ(calibrated.size(), plain.size() + 2);
   EXPECT_EQ(calibrated[calibrated.size() - 2]->name(), "aten_self");
   EXPECT_EQ(calibrated.back()->name(), "aten_twice");
+}
+
+// The planner groups scores by the backend's name alone (score_group.h, without the registry):
+// every registered backend's kind must give the group its name gives.
+TEST(Backends, EachBackendsScoreGroupFollowsFromItsName) {
+  for (const Backend* backend : backends().for_operator("relu.default", true)) {
+    switch (backend->kind()) {
+      case Backend::Kind::kReference: EXPECT_EQ(score_group(backend->name()), "") << backend->name(); break;
+      case Backend::Kind::kCalibration: EXPECT_EQ(score_group(backend->name()), backend->name()); break;
+      case Backend::Kind::kKernel: EXPECT_EQ(score_group(backend->name()), "kernels") << backend->name(); break;
+    }
+  }
+  EXPECT_EQ(score_group("impl3"), "kernels");
+  EXPECT_EQ(score_group("flag_gems"), "kernels");
 }
 
 TEST(Backends, AnotherBackendIsOneRegistration) {

@@ -14,13 +14,10 @@
 #include <sstream>
 #include <thread>
 
-#if __has_include(<cuda_runtime_api.h>)
-#include <cuda_runtime_api.h>
-#define BACKENDBENCH_HAS_CUDA_RUNTIME 1
-#endif
 
 #include "backendbench/files.h"
 #include "backendbench/tensor_values.h"
+#include "backendbench/timing.h"
 #include "language/json_text.h"
 #include "language/syntax.h"
 
@@ -136,23 +133,10 @@ Peaks peaks_for_device_name(const std::string& name, at::ScalarType dtype) {
 
 Peaks device_peaks(c10::Device device, at::ScalarType dtype, const Settings& settings) {
   Peaks peaks;
-#ifdef BACKENDBENCH_HAS_CUDA_RUNTIME
   if (device.is_cuda()) {
-    // Each device's name asked once: cudaGetDeviceProperties reads every attribute, and every
-    // timed case asks (its roofline, and a kernel worker's bound).
-    static std::mutex mutex;
-    static std::map<int, std::string> names;
-    const int index = device.index() < 0 ? 0 : device.index();
-    std::unique_lock<std::mutex> lock(mutex);
-    auto found = names.find(index);
-    if (found == names.end()) {
-      cudaDeviceProp properties{};
-      if (cudaGetDeviceProperties(&properties, index) == cudaSuccess) found = names.emplace(index, properties.name).first;
-    }
-    lock.unlock();
-    if (found != names.end()) peaks = peaks_for_device_name(found->second, dtype);
+    const std::string name = cuda_device_facts(device).name;
+    if (!name.empty()) peaks = peaks_for_device_name(name, dtype);
   }
-#endif
   if (device.is_cpu()) peaks = cpu_peaks(settings.cpu_peaks_path);
   // The user's figures are a bound: they replace measured ones, and the case's other figure is
   // then not used (a measured bandwidth beside a given compute peak would bound nothing).

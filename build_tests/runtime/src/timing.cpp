@@ -70,24 +70,25 @@ void ready_output_blocks(c10::Device device, const std::vector<uint64_t>& block_
   }
 }  // freed here
 
-uint64_t device_memory_bytes(c10::Device device) {
+CudaDeviceFacts cuda_device_facts(c10::Device device) {
 #if BACKENDBENCH_HAS_CUDA_RUNTIME
-  if (!device.is_cuda()) return 0;
+  if (!device.is_cuda()) return {};
   static std::mutex mutex;
-  static std::map<int, uint64_t> known;
+  static std::map<int, CudaDeviceFacts> known;
   const int index = device.index() < 0 ? 0 : device.index();
   const std::lock_guard<std::mutex> lock(mutex);
   auto found = known.find(index);
   if (found == known.end()) {
+    CudaDeviceFacts facts;
     cudaDeviceProp properties{};
-    const uint64_t bytes = cudaGetDeviceProperties(&properties, index) == cudaSuccess ? properties.totalGlobalMem : 0;
+    if (cudaGetDeviceProperties(&properties, index) == cudaSuccess) facts = {properties.name, properties.totalGlobalMem};
     (void)cudaGetLastError();
-    found = known.emplace(index, bytes).first;
+    found = known.emplace(index, facts).first;
   }
   return found->second;
 #else
   (void)device;
-  return 0;
+  return {};
 #endif
 }
 

@@ -373,7 +373,7 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
   if (drawn_from.empty()) throw std::runtime_error("a timed case without its draws' recipes: no calls back to back can be drawn");
   const CaseSpec& spec = *drawn_from.front().spec;
   const int64_t calls = back_to_back_calls(claimed, stack_bytes(values.inputs(0)), stack_bytes(values.reference(0)),
-                                           back_to_back_budget_bytes(device.is_cuda(), device_memory_bytes(device)));
+                                           back_to_back_budget_bytes(device.is_cuda(), cuda_device_facts(device).memory_bytes));
   const std::string label = backend.name() + " (" + backend.source() + ")";
   WorkerPoolRequests pool;
   const WorkerPoolRequests::Key key = WorkerPoolRequests::key_of(backend, device);

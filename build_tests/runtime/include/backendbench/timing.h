@@ -40,8 +40,14 @@ void fix_large_allocations();
 // Made ready in the kernel's worker and in the supervisor alike, both sides' outputs find memory
 // alike (a kernel that keeps a pool of its own gains nothing from faults the reference pays).
 void ready_output_blocks(c10::Device device, const std::vector<uint64_t>& block_bytes, int64_t copies);
-// The memory of a CUDA device, bytes (asked once per device); 0 on a CPU or where unknown.
-uint64_t device_memory_bytes(c10::Device device);
+// What the CUDA runtime says of a device, asked once per device (cudaGetDeviceProperties reads
+// every attribute, and every timed case asks: its roofline, and a kernel worker's bound). Empty
+// name and 0 bytes on a CPU, in a build without the CUDA runtime, or where the call fails.
+struct CudaDeviceFacts {
+  std::string name;
+  uint64_t memory_bytes = 0;
+};
+CudaDeviceFacts cuda_device_facts(c10::Device device);
 
 // A set of timings, seconds.
 class Samples {
