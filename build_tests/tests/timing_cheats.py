@@ -27,7 +27,8 @@ impl11 forges the GPU's timer (the CUDA guard's event record and elapsed time, i
 several calls only); on a CPU it is an honest twin.
 
 With --device cuda (scripts/cuda_timing_cheats.sh, on the suite built from
-fixtures/cuda_timing_cheats) the cases whose calls last 100 us or more are the bounded ones: every
+fixtures/cuda_timing_cheats, the gallery's files built as .cu kernels: a .cpp kernel runs on the
+CPU whatever the run's device, so every case must say it ran on CUDA) the cases whose calls last 100 us or more are the bounded ones: every
 cheat there fails as timing_disagrees or wrong when timed, is counted by the supervisor's clock,
 or passes within kCudaAllowed of its honest twin (the issue's 10 %). Shorter calls on CUDA are not
 bounded (docs/threat-model.md): their figures are printed, not checked.
@@ -65,6 +66,7 @@ def check(condition, what):
         failures.append(what)
 
 
+devices = set()  # the label of every result line: the device its case ran on
 results = {}  # (case, impl) -> ("error", text), ("speedup", value) or ("uncertain", value): flagged speedup_uncertain
 back_to_back = {}  # (case, impl) -> the speedup both sides got back to back, where bounded so
 counted_back_to_back = set()  # (case, impl) whose speedup is the supervisor's back to back (back_to_back_time=1)
@@ -73,6 +75,8 @@ for line in output.splitlines():
     if not match:
         continue
     case, impl, rest = match.groups()
+    if "ERROR OCCURRED" not in rest:
+        devices.add(rest.split()[-1])
     if "ERROR OCCURRED" in rest:
         results[(case, impl)] = ("error", rest)
     else:
@@ -95,6 +99,8 @@ def check_cuda():
     check(all(any(case.startswith(bounded) for case in cases) for bounded in kCudaBoundedCases),
           f"./bench timed the bounded cases {kCudaBoundedCases} (found {cases}; exit status {run.returncode})")
     check(run.returncode == 0, f"./bench exits 0 (a failed case is not a crash): {run.returncode}")
+    # A C++ kernel of a .cpp file runs on the CPU whatever the run's device (kernels.md).
+    check(devices and all(device.startswith("cuda") for device in devices), f"every case ran on CUDA (labels {sorted(devices)})")
     for case in cases:
         honest = results.get((case, "impl3"))
         check(honest is not None and honest[0] != "error" and honest[1], f"{case}: the honest twin passes ({honest})")
