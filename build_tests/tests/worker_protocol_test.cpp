@@ -437,6 +437,31 @@ TEST(BackToBack, DigestsSlowerThanTheSupervisorsOwnCountAsTheKernelsRun) {
   EXPECT_DOUBLE_EQ(counted_run_seconds(5e-3, 22e-3, 4e-3), 23e-3);
 }
 
+TEST(BackToBack, ARunFasterThanTheMachineCanDoItsWorkWasDoneBeforeTheClock) {
+  // The 2-core machine's measured peaks; a 2048x2048 relu call reads and writes 32 MiB.
+  Peaks peaks;
+  peaks.bytes_per_second = 43e9;
+  peaks.flops_per_second = 187e9;
+  peaks.bound = false;  // measured: no bound on one call, but the run's floor uses them with its margin
+  Work relu;
+  relu.bytes = 2.0 * (4 << 20) * 4;
+  relu.flops = 4 << 20;
+  const double floor = run_floor_seconds(relu, 16, peaks, 320.0 * (1 << 20));
+  EXPECT_NEAR(floor, 16 * relu.bytes / 43e9 / kRunFloorMargin, 1e-9);
+  EXPECT_LT(floor, 10.8e-3 / 3) << "the reference's run (10.8 ms) is far above it";
+  EXPECT_GT(floor, 10 * 188e-6) << "16 lookups (188 us) are far below it";
+  // A run that fits in the cache, or under the least bytes, is bound by its flops alone.
+  EXPECT_NEAR(run_floor_seconds(relu, 16, peaks, 1024.0 * (1 << 20)), 16 * relu.flops / 187e9 / kRunFloorMargin, 1e-12);
+  EXPECT_NEAR(run_floor_seconds(relu, 4, peaks, 0), 4 * relu.flops / 187e9 / kRunFloorMargin, 1e-12);
+  // A matrix product's flops bound it whatever its bytes: 512x512x512, 268 MFLOP a call.
+  Work mm;
+  mm.bytes = 3.0 * 512 * 512 * 4;
+  mm.flops = 2.0 * 512 * 512 * 512;
+  EXPECT_NEAR(run_floor_seconds(mm, 40, peaks, 0), 40 * mm.flops / 187e9 / kRunFloorMargin, 1e-12);
+  // Unknown peaks bound nothing.
+  EXPECT_EQ(run_floor_seconds(mm, 40, Peaks{}, 0), 0);
+}
+
 TEST(BackToBack, DigestsAreOfEveryByteUnderTheirKey) {
   const at::Tensor values = at::arange(1000, at::kFloat);
   const std::vector<int64_t> digest = output_digests({values}, 7);

@@ -1,6 +1,8 @@
 // Bytes and FLOPs per case, and device peaks; see roofline.h.
 #include "backendbench/roofline.h"
 
+#include <unistd.h>
+
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include <ATen/Parallel.h>
@@ -177,6 +179,14 @@ std::string cpu_identity() {
   }
   return model + " | " + std::to_string(std::thread::hardware_concurrency()) + " CPUs | " +
          std::to_string(at::get_num_threads()) + " threads";
+}
+
+uint64_t last_level_cache_bytes() {
+  for (const int level : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+    const long bytes = sysconf(level);
+    if (bytes > 0) return static_cast<uint64_t>(bytes);
+  }
+  return 0;
 }
 
 Peaks measure_cpu_peaks() {

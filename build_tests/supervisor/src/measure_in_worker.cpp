@@ -362,7 +362,7 @@ RunJudgement judge_run_outputs(WorkerPoolRequests& pool, const WorkerPoolRequest
 // adds its error, or counts the back-to-back figures, in `measured`.
 void bound_by_back_to_back(Measurement& measured, const std::string& op_display, const c10::OperatorHandle& handle,
                            const Backend& backend, c10::Device device, SupervisorValues& values,
-                           const std::vector<InputDraw>& drawn_from, const std::string& where) {
+                           const std::vector<InputDraw>& drawn_from, const std::string& where, const Settings& settings) {
   TimingFigures& f = measured.figures;
   const double claimed = f.kernel_us / 1e6;
   // On CUDA only a case whose calls last kBoundedCallSeconds or more, by the kernel's claim or the
@@ -441,6 +441,28 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     // It takes the draws' inputs: each call's are its own, so one that writes them needs no copy.
     fastest_reference = std::min(fastest_reference, reference_back_to_back(handle, device, std::move(draws.inputs), output_blocks,
                                                                            pool.worker_pid(key)));
+  }
+  // Faster than the machine can do the work: done before the clock started. Judged against the
+  // reference's run too (on CUDA the kernel's run may have ended the loop before any).
+  const Work work = work_of(facts_of(op_display), values.inputs(0), values.reference(0));
+  const double floor = run_floor_seconds(work, calls, device_peaks(device, work.dtype, settings),
+                                         device.is_cpu() ? static_cast<double>(last_level_cache_bytes()) : 0.0);
+  if (fastest < floor) {
+    if (!std::isfinite(fastest_reference)) {
+      fastest_reference = reference_back_to_back(handle, device, back_to_back_draws(handle, device, spec, calls).inputs,
+                                                 output_blocks, pool.worker_pid(key));
+    }
+    if (fastest_reference >= floor) {
+      measured.flags.push_back("timing_disagrees");
+      measured.errors.push_back(label + " on " + where + ": " + std::to_string(calls) + " calls back to back took " +
+                                std::to_string(fastest * 1e6) + " us by the supervisor's clock, less than the " +
+                                std::to_string(floor * 1e6) + " us this machine needs for their work at " +
+                                std::to_string(static_cast<int>(kRunFloorMargin)) + "x its peaks (" + std::to_string(calls) +
+                                " calls of " + std::to_string(work.bytes / 1e6) + " MB; the reference's run took " +
+                                std::to_string(fastest_reference * 1e6) +
+                                " us): the work was done before the clock started, while the calls' inputs were made");
+      return;
+    }
   }
   if (within_claim()) return;
   const double per_call = fastest / static_cast<double>(calls), reference_per_call = reference_call();
@@ -538,7 +560,7 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
   const auto bound_below = [&] {
     if (!measured.errors.empty()) return;
     const auto bound_started = std::chrono::steady_clock::now();
-    bound_by_back_to_back(measured, op_display, handle, backend, device, values, drawn_from, where);
+    bound_by_back_to_back(measured, op_display, handle, backend, device, values, drawn_from, where, settings);
     measured.bound_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - bound_started).count();
   };
   // The reference as the worker timed it runs in the kernel's process, where a kernel can slow
@@ -609,6 +631,16 @@ int64_t back_to_back_calls(double claimed_seconds, uint64_t input_bytes, uint64_
 double counted_run_seconds(double run_seconds, double digests_seconds, double own_digests_seconds) {
   if (digests_seconds <= kDigestAllowance * own_digests_seconds + kDigestSlackSeconds) return run_seconds;
   return run_seconds + digests_seconds - own_digests_seconds;
+}
+
+double run_floor_seconds(const Work& work, int64_t calls, const Peaks& peaks, double cache_bytes) {
+  const auto n = static_cast<double>(calls);
+  double floor = 0;
+  if (peaks.flops_per_second > 0) floor = n * work.flops / peaks.flops_per_second;
+  if (peaks.bytes_per_second > 0 && n * work.bytes >= std::max(kRunFloorLeastBytes, cache_bytes)) {
+    floor = std::max(floor, n * work.bytes / peaks.bytes_per_second);
+  }
+  return floor / kRunFloorMargin;
 }
 
 int64_t run_output_chunk(uint64_t call_output_bytes, size_t call_output_tensors) {

@@ -54,6 +54,9 @@ bool suspect_time(const Work& work, double kernel_seconds, double reference_seco
 // What the CPU's measured peaks are kept under: its model, its logical CPUs and ATen's threads
 // ("Intel(R) Xeon(R) ... | 2 CPUs | 2 threads").
 std::string cpu_identity();
+// The bytes of this CPU's last-level cache as the C library reports it (level 3, else level 2;
+// 0 when unknown). On a virtual machine it is the host's, larger than this machine's share.
+uint64_t last_level_cache_bytes();
 // Measures this CPU with ATen's threads: memory bandwidth as the best of 5 copies of 256 MiB
 // (bytes read and written, as Work counts them), f32 compute as the best of 5 products of two
 // 1536x1536 matrices (2 FLOPs per multiply-add). About a second on 2 cores. Not a bound.

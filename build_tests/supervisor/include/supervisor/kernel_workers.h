@@ -22,6 +22,7 @@
 
 #include "backendbench/backend.h"
 #include "backendbench/measure.h"
+#include "backendbench/roofline.h"
 #include "backendbench/settings.h"
 #include "protocol/worker_protocol.h"
 #include "backendbench/spare_policy.h"
@@ -153,6 +154,20 @@ inline constexpr double kDigestSlackSeconds = 0.001;
 // The kernel's run as counted: its calls (`run_seconds`), or its calls and digests less this
 // process's own digests' time where the digests took longer than kDigestAllowance allows.
 double counted_run_seconds(double run_seconds, double digests_seconds, double own_digests_seconds);
+// The least time a kernel's run back to back can honestly take by this process's clock: `calls`
+// calls of `work` each at the machine's peaks (roofline.h: a GPU's datasheet, a CPU's measured
+// figures), divided by kRunFloorMargin; the bytes count only where the run moves at least
+// kRunFloorLeastBytes and `cache_bytes` (the CPU's last-level cache: a run that fits there is not
+// bound by memory). A run faster than this did not do its work while the clock ran: it was done
+// before, while `prepare_run` made the draws (gallery/timing_cheats impl12 computes each input's
+// relu as the worker shapes it, and its calls are lookups), and the case fails as
+// timing_disagrees where the reference's run does not beat the floor too (roofline.h: a
+// gather's bytes overstate its work). A CPU's measured peaks are not a bound on one call (data in
+// its caches moves faster, and an honest 2048x2048 relu read 111 % of the measured bandwidth on
+// the 2-core machine), hence the margin; a lookup beats the floor a hundredfold.
+inline constexpr double kRunFloorMargin = 4.0;
+inline constexpr double kRunFloorLeastBytes = 256.0 * (1 << 20);
+double run_floor_seconds(const Work& work, int64_t calls, const Peaks& peaks, double cache_bytes);
 // How many calls' outputs one `run_output` fetches: at most kRunOutputChunkBytes of them, and no
 // more storages of a device's than a message's descriptors (device_share.h) allow.
 inline constexpr uint64_t kRunOutputChunkBytes = uint64_t{64} << 20;
