@@ -34,8 +34,8 @@ With --device cuda (scripts/cuda_timing_cheats.sh, on the suite built from
 fixtures/cuda_timing_cheats, the gallery's files built as .cu kernels: a .cpp kernel runs on the
 CPU whatever the run's device, so every case must say it ran on CUDA) the cases whose calls last 100 us or more are the bounded ones: every
 cheat there fails as timing_disagrees or wrong when timed, is counted by the supervisor's clock,
-or passes within kCudaAllowed of its honest twin (the issue's 10 %). Shorter calls on CUDA are not
-bounded (docs/threat-model.md): their figures are printed, not checked.
+or passes within kCudaAllowed of its honest twin (the issue's 10 %). Shorter calls on CUDA are
+bounded loosely: a cheat there fails, is counted, or gains at most kCudaShortCallAllowed.
 """
 import argparse
 import os
@@ -49,6 +49,9 @@ kShortCallBackToBackTolerance = 0.5  # kCpuShortCallBackToBackTolerance: shorter
 kCudaBackToBackTolerance = 0.05  # kBackToBackTolerance: CUDA calls of 100 us or more
 kCudaAllowed = 1.10  # a cheat's speedup over its honest twin's on a bounded CUDA case (run to run noise included)
 kCudaBoundedCases = ("f32_8192x8192", "f32_16384x8192")  # calls of over 100 us on an H100 or H200
+# Shorter CUDA calls are bounded loosely (kCudaShortCallBackToBackTolerance: a paired speedup
+# stands up to twice the one both sides got back to back): a cheat there gains at most that.
+kCudaShortCallAllowed = 2.2
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--bench", required=True)
@@ -112,8 +115,14 @@ def check_cuda():
         for (other_case, impl), got in sorted(results.items()):
             if other_case != case or impl in ("aten", "impl3"):
                 continue
-            if not bounded or not honest or honest[0] == "error" or not honest[1]:
+            if not honest or honest[0] == "error" or not honest[1]:
                 print(f"not bounded: {case} {impl}: {str(got)[:200]} (honest twin {honest})")
+                continue
+            if not bounded:
+                check(got[0] == "error" or (case, impl) in counted_back_to_back or
+                      (got[1] is not None and got[1] <= kCudaShortCallAllowed * honest[1]),
+                      f"{case} {impl}: on short calls a cheat fails, is counted by the supervisor's clock, or gains at most "
+                      f"{kCudaShortCallAllowed}x its honest twin's {honest[1]:.3g}x ({str(got)[:300]})")
                 continue
             caught = got[0] == "error" and any(said in got[1] for said in ("its worker timed", "back to back", "wrong when"))
             if got[0] == "error" and not caught:

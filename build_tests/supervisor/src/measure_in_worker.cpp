@@ -365,15 +365,17 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
                            const std::vector<InputDraw>& drawn_from, const std::string& where, const Settings& settings) {
   TimingFigures& f = measured.figures;
   const double claimed = f.kernel_us / 1e6;
-  // On CUDA only a case whose calls last kBoundedCallSeconds or more, by the kernel's claim or the
-  // reference's (bounded above by this process): shorter calls back to back are bound by their
-  // launches, not by their work (on the H200, 101 of the 874 timed cases of the 914-case subset,
-  // honest kernels of several launches, read 0.55x their paired speedup back to back).
-  if (device.is_cuda() && std::max(claimed, f.reference_us / 1e6) < kBoundedCallSeconds) return;
+  // On CUDA a case whose calls are shorter than kBoundedCallSeconds, by the kernel's claim and the
+  // reference's (bounded above by this process), is bounded loosely and only where its speedup
+  // gains (kernel_workers.h, kCudaShortCallCheckedSpeedup): back to back such calls are bound by
+  // their launches and the requests' round trip, not by their work.
+  const bool short_cuda_calls = device.is_cuda() && std::max(claimed, f.reference_us / 1e6) < kBoundedCallSeconds;
+  if (short_cuda_calls && !(f.speedup > kCudaShortCallCheckedSpeedup)) return;
   if (drawn_from.empty()) throw std::runtime_error("a timed case without its draws' recipes: no calls back to back can be drawn");
   const CaseSpec& spec = *drawn_from.front().spec;
-  const int64_t calls = back_to_back_calls(claimed, stack_bytes(values.inputs(0)), stack_bytes(values.reference(0)),
-                                           back_to_back_budget_bytes(device.is_cuda(), cuda_device_facts(device).memory_bytes));
+  int64_t calls = back_to_back_calls(claimed, stack_bytes(values.inputs(0)), stack_bytes(values.reference(0)),
+                                     back_to_back_budget_bytes(device.is_cuda(), cuda_device_facts(device).memory_bytes));
+  if (short_cuda_calls) calls = std::min(calls, kMostCudaShortCallBackToBackCalls);
   const std::string label = backend.name() + " (" + backend.source() + ")";
   WorkerPoolRequests pool;
   const WorkerPoolRequests::Key key = WorkerPoolRequests::key_of(backend, device);
@@ -381,9 +383,11 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     if (answer.contains("error") && answer["error"].is_string()) throw std::runtime_error(answer["error"].get<std::string>());
   };
   double fastest = std::numeric_limits<double>::infinity(), fastest_reference = fastest;
-  // On CUDA, calls back to back within the kernel's claim end the bound (worker.h).
-  const double allowed = device.is_cuda() ? back_to_back_allowance(claimed, calls) : 0.0;
-  const auto within_claim = [&] { return device.is_cuda() && fastest <= allowed; };
+  // On CUDA, calls back to back within the kernel's claim end the bound (worker.h); not short
+  // calls, whose launches the allowance must forgive (a forged claim of a fifth was within it).
+  const bool by_allowance = device.is_cuda() && !short_cuda_calls;
+  const double allowed = by_allowance ? back_to_back_allowance(claimed, calls) : 0.0;
+  const auto within_claim = [&] { return by_allowance && fastest <= allowed; };
   // The reference's side, a call: its fastest run here.
   const auto reference_call = [&] { return fastest_reference / static_cast<double>(calls); };
   const auto verdict = [&] {
@@ -656,11 +660,11 @@ double back_to_back_allowance(double claimed_seconds, int64_t calls) {
 }
 
 BackToBack judge_back_to_back(double paired_speedup, double back_to_back_speedup, double call_seconds, bool cuda) {
-  const double tolerance = cuda ? kBackToBackTolerance
-                           : call_seconds >= kBoundedCallSeconds ? kCpuBackToBackTolerance
-                                                                 : kCpuShortCallBackToBackTolerance;
+  const bool short_call = call_seconds < kBoundedCallSeconds;
+  const double tolerance = cuda ? (short_call ? kCudaShortCallBackToBackTolerance : kBackToBackTolerance)
+                                : (short_call ? kCpuShortCallBackToBackTolerance : kCpuBackToBackTolerance);
   if (paired_speedup <= (1 + tolerance) * back_to_back_speedup) return BackToBack::kAgrees;
-  const double fail_ratio = cuda ? kBackToBackFailRatio : kCpuBackToBackFailRatio;
+  const double fail_ratio = cuda ? (short_call ? kCudaShortCallFailRatio : kBackToBackFailRatio) : kCpuBackToBackFailRatio;
   return paired_speedup > fail_ratio * back_to_back_speedup ? BackToBack::kDisagrees : BackToBack::kCounted;
 }
 
