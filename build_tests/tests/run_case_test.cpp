@@ -13,6 +13,7 @@
 #include "backendbench/inputs.h"
 #include "backendbench/measure.h"
 #include "supervisor/run_case.h"
+#include "supervisor/run_job.h"
 #include "backendbench/timing.h"
 #include "test_support.h"
 
@@ -50,6 +51,17 @@ TEST(CheckCase, ACorrectKernelPassesEveryDraw) {
   EXPECT_EQ(verdict.salt, 5u);
   EXPECT_EQ(verdict.kernel_file, "test.cpp");
   EXPECT_FALSE(verdict.checks.empty());
+}
+
+TEST(DeviceMismatch, ACpuKernelInARunThatAsksForCudaIsSaid) {
+  const FunctionBackend cpu_kernel("impl1", [](Stack s) { return s; });
+  Settings settings;
+  EXPECT_EQ(device_mismatch_warning(cpu_kernel, settings), "") << "no device asked for";
+  settings.device = c10::Device(c10::kCPU);
+  EXPECT_EQ(device_mismatch_warning(cpu_kernel, settings), "") << "it runs where asked";
+  settings.device = c10::Device(c10::kCUDA, 0);
+  const std::string warning = device_mismatch_warning(cpu_kernel, settings);
+  EXPECT_NE(warning.find("impl1 (test.cpp) runs on the CPU, though the run asks for cuda:0"), std::string::npos) << warning;
 }
 
 TEST(CheckCase, ARememberedResultFailsOnTheSecondDraw) {

@@ -3,9 +3,10 @@
 
 #include <algorithm>
 #include <chrono>
-
+#include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -54,7 +55,17 @@ Settings settings_for(const Job& job, Settings settings) {
   return settings;
 }
 
+std::string device_mismatch_warning(const Backend& backend, const Settings& settings) {
+  if (!settings.device || !settings.device->is_cuda() || backend.kind() != Backend::Kind::kKernel) return "";
+  const c10::Device runs_on = backend.device(settings);
+  if (!runs_on.is_cpu()) return "";
+  return "backendbench: warning: " + backend.name() + " (" + backend.source() + ") runs on the CPU, though the run asks for " +
+         settings.device->str() + ": a C++ kernel of a .cpp file is a CPU kernel whatever the run's device (a .cu file, or "
+         "a Python kernel, runs on CUDA); its figures are the CPU's";
+}
+
 std::vector<ResolvedJob> resolve_jobs(const std::vector<Job>& jobs, const Settings& settings, bool with_calibration) {
+  static auto* warned = new std::set<std::string>;  // once a kernel a process
   std::vector<ResolvedJob> resolved;
   for (const Job& job : jobs) {
     ResolvedJob r;
@@ -66,6 +77,12 @@ std::vector<ResolvedJob> resolve_jobs(const std::vector<Job>& jobs, const Settin
     } else {
       for (const Backend* backend : backends().for_operator(r.op->display, with_calibration)) {
         if (backend->name() == job.backend) r.backend = backend;
+      }
+      if (r.backend != nullptr) {
+        const std::string warning = device_mismatch_warning(*r.backend, r.settings);
+        if (!warning.empty() && warned->insert(r.backend->name() + "\n" + r.backend->source()).second) {
+          std::cerr << warning << std::endl;
+        }
       }
       if (r.backend == nullptr) {
         r.problem = "no backend " + job.backend + " for " + job.op +

@@ -35,6 +35,11 @@ struct ResolvedJob {
 };
 
 std::vector<ResolvedJob> resolve_jobs(const std::vector<Job>& jobs, const Settings& settings, bool with_calibration);
+// What resolve_jobs says on standard error, once a kernel, where the run asks for CUDA
+// (BACKENDBENCH_DEVICE, a job's device) and the kernel runs on the CPU: a C++ kernel of a .cpp
+// file is a CPU kernel whatever the run's device, and its figures would otherwise be taken for
+// the GPU's. "" where it runs where asked, or no device was asked for.
+std::string device_mismatch_warning(const Backend& backend, const Settings& settings);
 
 // Whether `jobs` (at least one) name only backends this process has from the start (aten, the
 // calibration backends): they need no kernel worker, and start none (a worker starts libtorch
