@@ -22,7 +22,13 @@ builds the torchbench suite for those operators, then prints four numbers:
 
 Usage: scripts/timing_targets.py [--build-dir build-timing] [--traces DIR] [--measurements FILE]
        [--cmake-arg=-DX=Y ...] [--jobs N] [--skip-build] [--do-bench-cache FILE] [--label TEXT]
-       [--out-dir DIR] [--only-agreement] [--null-test OPS]
+       [--out-dir DIR] [--only-agreement] [--null-test OPS] [--composed]
+
+--composed: instead, what the supervisor's bound back to back does to honest kernels in their
+workers (the calibration backends run in ./bench's own process, so none of the above is bounded):
+build_tests/gallery/composed, one kernel of several launches for each operator, built as CUDA
+kernels, timed on the same cases; prints how many cases were bounded, counted by the bound and
+failed by it (target 0), and the spread of their speedup as counted over the one back to back.
 
 Agreement is printed twice: for the default sampling layout, and for BACKENDBENCH_LAYOUT=do_bench,
 which copies do_bench's (timing.h). Other layouts come from the environment (BACKENDBENCH_FLUSH=
@@ -81,7 +87,8 @@ def flat_case(verdict):
     """A verdict of the summary (README, "Verdicts") as the flat record this script compares."""
     timing = verdict.get("timing") or {}
     return {"op": verdict["operator"], "args": verdict["arguments"], "backend": verdict["backend"],
-            "case": verdict["case"], "correct": verdict["status"] == "passed",
+            "case": verdict["case"], "correct": verdict["status"] == "passed", "flags": verdict.get("flags", []),
+            "back_to_back_speedup": timing.get("back_to_back_speedup", -1),
             **{field: timing.get(field, 0.0) for field in ("reference_us", "kernel_us", "kernel_mean_us", "speedup")}}
 
 
@@ -136,6 +143,8 @@ def main():
     parser.add_argument("--null-test", metavar="OPS",
                         help="instead: self-consistency of aten_self on these comma-separated operators")
     parser.add_argument("--only-agreement", action="store_true", help="time the aten backend only, for agreement")
+    parser.add_argument("--composed", action="store_true",
+                        help="instead: the bound back to back on build_tests/gallery/composed's honest kernels")
     parser.add_argument("--out-dir", default="/tmp", help="where the bench summaries (<label>_*.json) go")
     options = parser.parse_args()
 
@@ -144,6 +153,8 @@ def main():
     wanted = {(case["op"], case["args"]): case for case in reference["cases"]}
     if options.null_test:
         return null_test(options)
+    if options.composed:
+        return composed(options, wanted)
     if not options.skip_build:
         build(options, options.build_dir, OPS)
     return measure(options, reference, wanted)
@@ -154,6 +165,44 @@ def build(options, build_dir, ops, extra=()):
          "-DBACKENDBENCH_SUITES=torchbench", "-DBACKENDBENCH_BUILD_TESTS=OFF", f"-DBACKENDBENCH_OPS={','.join(ops)}",
          f"-DBACKENDBENCH_TORCHBENCH_TRACES={options.traces}"] + list(extra) + options.cmake_arg, stdout=subprocess.DEVNULL)
     run(["cmake", "--build", build_dir], stdout=subprocess.DEVNULL)
+
+
+def composed(options, wanted):
+    """The bound back to back on honest kernels of several launches (build_tests/gallery/composed),
+    each built as a CUDA kernel whose whole text is its host part."""
+    build_dir = options.build_dir + "-composed"
+    kernels = os.path.join(build_dir + "-kernels")
+    if not options.skip_build:
+        gallery = os.path.join(ROOT, "build_tests", "gallery", "composed")
+        for folder in sorted(os.listdir(gallery)):
+            if not os.path.isdir(os.path.join(gallery, folder)):
+                continue
+            os.makedirs(os.path.join(kernels, folder), exist_ok=True)
+            for name in os.listdir(os.path.join(gallery, folder)):
+                with open(os.path.join(gallery, folder, name)) as source:
+                    text = source.read()
+                with open(os.path.join(kernels, folder, name.replace(".cpp", ".cu")), "w") as out:
+                    out.write("#ifndef BACKENDBENCH_DEVICE_PART\n" + text + "#endif\n")
+        build(options, build_dir, OPS, [f"-DBACKENDBENCH_KERNELS_DIR={kernels}"])
+    cases, seconds = bench_summary(build_dir, ["impl1"], os.path.join(options.out_dir, options.label + "_composed.json"))
+    ours = [case for case in cases if case["backend"] == "impl1" and ("aten." + case["op"], case["args"]) in wanted]
+    timed = [case for case in ours if case["correct"] or "timing_disagrees" in case["flags"]]
+    bounded = [case for case in timed if case["back_to_back_speedup"] > 0]
+    counted = [case for case in timed if "back_to_back_time" in case["flags"]]
+    failed = [case for case in timed if "timing_disagrees" in case["flags"]]
+    print(f"composed kernels: {len(ours)} cases, {len(timed)} right and timed, {seconds:.1f} s")
+    print(f"bound back to back: {len(bounded)} bounded, {len(counted)} counted by it (back_to_back_time), "
+          f"{len(failed)} failed (timing_disagrees; target 0)")
+    ratios = sorted(case["speedup"] / case["back_to_back_speedup"] for case in bounded if case["back_to_back_speedup"] > 0)
+    if ratios:
+        percentiles = statistics.quantiles(ratios, n=100) if len(ratios) > 1 else ratios * 99
+        print(f"speedup as counted / back-to-back speedup over the bounded cases: median {statistics.median(ratios):.3f}, "
+              f"1st/99th percentile {percentiles[0]:.3f}/{percentiles[-1]:.3f}, max {ratios[-1]:.3f}")
+    for case in failed[:10]:
+        print(f"  failed: {case['op']} {case['args'][:80]} speedup {case['speedup']}")
+    print(f"RESULT {options.label} | composed {len(timed)} timed | bounded {len(bounded)} | counted {len(counted)} | "
+          f"failed {len(failed)}")
+    return 0
 
 
 def null_test(options):
@@ -208,6 +257,18 @@ def measure(options, reference, wanted):
           f"speedups in [0.97, 1.03] (target >= 99 %); "
           f"1st/99th percentile {percentiles[0]:.3f}/{percentiles[-1]:.3f}")
     line.append(f"self {100 * within / max(1, len(speedups)):.1f}%")
+
+    # What the supervisor's bound back to back did to honest kernels: none should fail by it, and
+    # few be counted by it (their paired speedup beyond the tolerance).
+    for backend, cases in (("aten_self", self_matched.values()), ("aten_twice", matched(other_cases, "aten_twice").values())):
+        cases = list(cases)
+        bounded = [case for case in cases if case["back_to_back_speedup"] > 0]
+        flagged = {flag: sum(flag in case["flags"] for case in cases) for flag in ("back_to_back_time", "timing_disagrees")}
+        print(f"bound back to back ({backend}): {len(bounded)} of {len(cases)} cases bounded; "
+              f"{flagged['back_to_back_time']} counted by it (back_to_back_time), {flagged['timing_disagrees']} failed "
+              f"(timing_disagrees; target 0)")
+        line.append(f"{backend} b2b {len(bounded)}/{len(cases)} counted {flagged['back_to_back_time']} "
+                    f"failed {flagged['timing_disagrees']}")
 
     twice = [case for case in matched(other_cases, "aten_twice").values() if case["correct"] and case["reference_us"] > 20]
     ratios = [case["speedup"] for case in twice]

@@ -1,5 +1,5 @@
 // backendbench-worker: the only executable that loads kernel code. It loads the kernel manifest
-// it is given and answers the requests of the supervisor that started it (serve.h,
+// it is given (at its first request that is not `round_trip`) and answers the requests of the supervisor that started it (serve.h,
 // worker_protocol.h) on its standard input and output, until the input closes. Whatever a
 // kernel prints goes to standard error: the protocol has the original standard output to itself.
 //
@@ -53,13 +53,8 @@ int main(int argc, char** argv) {
     std::perror("backendbench-worker: cannot set up its output");
     return 2;
   }
-  std::string load_error;
-  if (!spare) {
-    try {
-      backendbench::load_kernel_manifest(arguments[1], line);
-    } catch (const std::exception& error) {
-      load_error = error.what();
-    }
-  }
-  return backendbench::serve_kernel_worker(STDIN_FILENO, protocol_out, load_error, device_socket, spare, python);
+  // The manifest loads at the first request that is not `round_trip` (serve.h).
+  std::optional<backendbench::ManifestLine> to_load;
+  if (!spare) to_load = backendbench::ManifestLine{arguments[1], line};
+  return backendbench::serve_kernel_worker(STDIN_FILENO, protocol_out, to_load, device_socket, spare, python);
 }

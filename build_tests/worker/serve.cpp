@@ -405,8 +405,12 @@ void start_libtorch_threads() {
 
 }  // namespace
 
-int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int device_socket, bool awaiting_manifest,
-                        bool start_python) {
+int serve_kernel_worker(int in_fd, int out_fd, std::optional<ManifestLine> to_load, int device_socket,
+                        bool awaiting_manifest, bool start_python) {
+  std::string load_error;  // why the manifest did not load: the answer to every request after
+  // Until its first request of another kind the worker answers `round_trip`: no kernel code is in
+  // the process yet, so the supervisor's clock over those answers measures the pipe alone.
+  bool before_kernel_code = true;
   // A GPU worker's shared slots (device_share.h), kept for the process's life.
   static auto* exports = device_socket >= 0 ? new device_share::Exports : nullptr;
   // libtorch's threads, and a GPU worker's CUDA, start once before any kernel runs: right after
@@ -470,12 +474,26 @@ int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int devic
     std::vector<char> payload;
     bool fatal = false;
     bool listed = false;
+    std::string kind;
     try {
       if (!header.is_object() || header.value("schema", "") != worker::kRequestSchema ||
           header.value("version", 0) != worker::kProtocolVersion) {
         throw std::runtime_error("not a version " + std::to_string(worker::kProtocolVersion) + " worker request");
       }
-      const std::string kind = header.value("kind", "");
+      kind = header.value("kind", "");
+      if (kind == "round_trip") {
+        if (!before_kernel_code) throw std::runtime_error("'round_trip' is answered only before the worker loads kernel code");
+        send_answer(answer, payload);
+        continue;
+      }
+      if (before_kernel_code && to_load) {
+        try {
+          load_kernel_manifest(to_load->path, to_load->line);
+        } catch (const std::exception& error) {
+          load_error = error.what();
+        }
+      }
+      before_kernel_code = false;
       if (awaiting_manifest != (kind == "load")) {
         throw std::runtime_error(awaiting_manifest ? "a spare worker's first request must be 'load'"
                                                    : "'load' is a spare worker's first request only");
@@ -540,6 +558,11 @@ int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int devic
     }
     if (!answer.is_null()) send_answer(answer, payload);
     if (fatal) return 3;
+    // A case's timing done (its samples, or its run back to back handed over): the memory of its
+    // calls back to the device, for the other workers and the supervisor (timing.h).
+    if (device_socket >= 0 && (kind == "time" || (kind == "run_output" && run_outputs().empty()))) {
+      release_cached_device_memory(c10::Device(c10::DeviceType::CUDA, 0));
+    }
     // Once the supervisor has the listing, while it prepares its first case (0.1 s of libtorch's
     // threads on the 2-core machine, 0.2 s of CUDA on an H100).
     if (listed) get_ready();

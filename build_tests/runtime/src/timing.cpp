@@ -18,6 +18,7 @@
 #include <string>
 
 #if __has_include(<cuda_runtime_api.h>) && __has_include(<c10/cuda/CUDAStream.h>)
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
 #define BACKENDBENCH_HAS_CUDA_RUNTIME 1
@@ -69,6 +70,14 @@ void ready_output_blocks(c10::Device device, const std::vector<uint64_t>& block_
     }
   }
 }  // freed here
+
+void release_cached_device_memory(c10::Device device) {
+#if BACKENDBENCH_HAS_CUDA_RUNTIME
+  if (device.is_cuda() && c10::cuda::CUDACachingAllocator::get() != nullptr) c10::cuda::CUDACachingAllocator::emptyCache();
+#else
+  (void)device;
+#endif
+}
 
 CudaDeviceFacts cuda_device_facts(c10::Device device) {
 #if BACKENDBENCH_HAS_CUDA_RUNTIME

@@ -386,7 +386,7 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
   // On CUDA, calls back to back within the kernel's claim end the bound (worker.h); not short
   // calls, whose launches the allowance must forgive (a forged claim of a fifth was within it).
   const bool by_allowance = device.is_cuda() && !short_cuda_calls;
-  const double allowed = by_allowance ? back_to_back_allowance(claimed, calls) : 0.0;
+  double allowed = 0;  // once the worker's round trip is known, after its first run
   const auto within_claim = [&] { return by_allowance && fastest <= allowed; };
   // The reference's side, a call: its fastest run here.
   const auto reference_call = [&] { return fastest_reference / static_cast<double>(calls); };
@@ -435,9 +435,16 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
       measured.errors.push_back(label + " on " + where + ": " + judged.error);
       return;
     }
-    fastest = std::min(fastest, counted_run_seconds(std::chrono::duration<double>(answered - started).count(),
-                                                    std::chrono::duration<double>(digests_done - answered).count(),
-                                                    judged.digests_seconds));
+    // The kernel's run less its worker's round trip, timed before the kernel loaded (worker_pool.h):
+    // the supervisor's own reference run has none, and an honest kernel's calls back to back were
+    // otherwise read slower than they are by a tenth of a millisecond or more.
+    const WorkerPoolRequests::RoundTrip trip = pool.round_trip(key);
+    if (trip.least_seconds < 0) throw std::runtime_error("the kernel worker ended after its run back to back");
+    fastest = std::min(fastest, net_run_seconds(counted_run_seconds(std::chrono::duration<double>(answered - started).count(),
+                                                                    std::chrono::duration<double>(digests_done - answered).count(),
+                                                                    judged.digests_seconds),
+                                                trip.least_seconds));
+    if (by_allowance) allowed = back_to_back_allowance(claimed, calls, trip.median_seconds - trip.least_seconds);
     if (within_claim()) break;
     // The reference's run right after the kernel's, in turns: a busy machine slows both alike
     // (timed apart, on the 2-core machine under the full suite, an honest relu read 0.98x paired
@@ -653,10 +660,14 @@ int64_t run_output_chunk(uint64_t call_output_bytes, size_t call_output_tensors)
   return static_cast<int64_t>(std::max<uint64_t>(1, std::min(by_bytes, by_descriptors)));
 }
 
-double back_to_back_allowance(double claimed_seconds, int64_t calls) {
+double net_run_seconds(double run_seconds, double least_round_trip_seconds) {
+  return std::max(kLeastNetRunSeconds, run_seconds - std::max(0.0, least_round_trip_seconds));
+}
+
+double back_to_back_allowance(double claimed_seconds, int64_t calls, double round_trip_spread_seconds) {
   const double launch_slack = kLaunchSlackSeconds * std::max(0.0, 1.0 - claimed_seconds / kBoundedCallSeconds);
-  return (1 + kBackToBackTolerance) * static_cast<double>(calls + 1) * claimed_seconds + kBackToBackSlackSeconds +
-         static_cast<double>(calls) * launch_slack;
+  return (1 + kBackToBackTolerance) * static_cast<double>(calls) * claimed_seconds + kRunSlackSeconds +
+         kRoundTripSpreadAllowance * std::max(0.0, round_trip_spread_seconds) + static_cast<double>(calls) * launch_slack;
 }
 
 BackToBack judge_back_to_back(double paired_speedup, double back_to_back_speedup, double call_seconds, bool cuda) {

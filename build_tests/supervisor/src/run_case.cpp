@@ -264,6 +264,8 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
                                                          settings, verdict.where(),
                                                          first_expected.empty() ? nullptr : &first_expected)
                                      : measure_case(op.display, handle, backend, device, value_sets, timer, verdict.where());
+    // The memory of its calls back to back (draws, outputs, the reference's run) back to the device.
+    if (backend.runs_in_worker()) release_cached_device_memory(device);
     verdict.time_spent->measurement_ms = ms_since(measurement_started);
     verdict.time_spent->bound_ms = measured.bound_ms;
     for (const std::string& flag : measured.flags) verdict.flags.push_back(flag);

@@ -79,6 +79,8 @@ struct WorkerProcess {
   bool spare_python = false;
   bool awaiting_load = false;
   int line = -1;  // the kernel manifest line it loads (a spare: the one its `load` names)
+  // Its round trip, timed before its kernel code loaded (measure_round_trip); least < 0 until then.
+  WorkerPoolRequests::RoundTrip round_trip;
   uint64_t last_used = 0;  // the pool's request count when it last served one
 };
 
@@ -288,6 +290,7 @@ class WorkerPool {
     std::string failure;
     bool hung = false;
     try {
+      if (worker.round_trip.least_seconds < 0) measure_round_trip(worker);
       if (worker.awaiting_load) {
         worker.awaiting_load = false;
         json load = request_header("load");
@@ -352,6 +355,13 @@ class WorkerPool {
       if (spare.pid >= 0) pids.push_back(spare.pid);
     }
     return pids;
+  }
+
+  // `key`'s worker's round trip, timed before its kernel loaded (least < 0 when none runs).
+  WorkerPoolRequests::RoundTrip round_trip(Key key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = workers_.find(key);
+    return found == workers_.end() || found->second.pid < 0 ? WorkerPoolRequests::RoundTrip{} : found->second.round_trip;
   }
 
   // The first process of `key`'s worker; -1 when none runs.
@@ -532,6 +542,24 @@ class WorkerPool {
     worker.device_socket = sockets[0];
   }
 
+  // Times `worker`'s round trip: kRoundTripProbes requests of `round_trip`, which a worker answers
+  // only before it loads kernel code (serve.h), after one that waits for the worker to start.
+  // Throws worker::ProtocolError (or TimeoutError) when the worker fails or refuses.
+  void measure_round_trip(WorkerProcess& worker) {
+    std::vector<double> seconds;
+    for (int probe = 0; probe <= WorkerPoolRequests::kRoundTripProbes; ++probe) {
+      const auto sent = std::chrono::steady_clock::now();
+      send(worker, request_header("round_trip"), {});
+      const json answer = receive(worker, nullptr, 0);
+      if (answer.contains("error")) {
+        throw worker::ProtocolError("it refused 'round_trip' before its kernel loaded: " + json_text::dump(answer["error"]));
+      }
+      if (probe > 0) seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count());
+    }
+    std::sort(seconds.begin(), seconds.end());
+    worker.round_trip = {seconds.front(), seconds[seconds.size() / 2]};
+  }
+
   // Stops `worker`; says how it ended ("" when it was still running and was killed).
   // Ends the worker: waits up to `grace_ms` for it to end by itself (its status is then told),
   // then kills it.
@@ -560,6 +588,7 @@ class WorkerPool {
     }
     worker.pid = -1;
     worker.awaiting_load = false;
+    worker.round_trip = {};
     worker.to = worker.from = -1;
     worker.reader.reset();
     return ended;
@@ -907,6 +936,7 @@ json WorkerPoolRequests::request(Key key, const json& header, const std::vector<
 }
 const device_share::Imports& WorkerPoolRequests::gpu_imports(int line) { return WorkerPool::instance().gpu_imports(line); }
 pid_t WorkerPoolRequests::worker_pid(Key key) { return WorkerPool::instance().worker_pid(key); }
+WorkerPoolRequests::RoundTrip WorkerPoolRequests::round_trip(Key key) { return WorkerPool::instance().round_trip(key); }
 std::vector<pid_t> WorkerPoolRequests::worker_pids_but(std::optional<Key> except) {
   return WorkerPool::instance().worker_pids_but(except);
 }

@@ -34,6 +34,14 @@ class WorkerPoolRequests {
   const device_share::Imports& gpu_imports(int line);
   // The first process of `key`'s worker; -1 when none runs.
   pid_t worker_pid(Key key);
+  // A worker's round trip by this process's clock, timed before its kernel code loaded (a request
+  // the worker answers only then, so no kernel can lengthen it): the least and the median of
+  // kRoundTripProbes requests. Both -1 when `key`'s worker does not run.
+  struct RoundTrip {
+    double least_seconds = -1, median_seconds = -1;
+  };
+  static constexpr int kRoundTripProbes = 9;
+  RoundTrip round_trip(Key key);
   // The first process of every running worker and spare but `except`'s: what is stopped while a
   // kernel is timed.
   std::vector<pid_t> worker_pids_but(std::optional<Key> except);

@@ -3,6 +3,8 @@
 // one line of JSON (its header: schema, version, kind and fields) followed by `payload_bytes`
 // bytes of values: their structure in TorchScript's pickle, their tensors' storages as raw bytes.
 //
+//   round_trip  → (nothing): answered only before the worker loads kernel code (its first
+//               requests), so the supervisor's clock over it times the pipe and the loop alone
 //   load        manifest → (nothing): a spare worker's first request, the manifest to load
 //   list        → kernels: the backends the worker's manifest registers (or the load error)
 //   unusable    → why one backend cannot run (a Python kernel whose module does not load)

@@ -132,7 +132,7 @@ inline constexpr uint64_t kAnswerSlackBytes = uint64_t{16} << 20;
 // kMostCudaBackToBackBytes (both processes hold a run's draws and outputs: four budgets in all).
 // Calls of 100 us or more are the ones bounded on CUDA, and they move hundreds of MiB: under
 // 256 MiB a 256 MiB relu got 2 calls, half a millisecond, less than the round trip's allowance
-// (kBackToBackSlackSeconds), so any claim was within it; 4 GiB gives it 16.
+// of then (a fixed millisecond), so any claim was within it; 4 GiB gives it 16.
 inline constexpr double kBackToBackSeconds = 0.025;
 inline constexpr int64_t kLeastBackToBackCalls = 40;
 inline constexpr int64_t kMostDistinctBackToBackCalls = 4096;
@@ -212,13 +212,24 @@ inline constexpr double kCudaShortCallCheckedSpeedup = 1.1;
 inline constexpr double kCudaShortCallBackToBackTolerance = 1.0;
 inline constexpr double kCudaShortCallFailRatio = 4.0;
 inline constexpr int64_t kMostCudaShortCallBackToBackCalls = 500;
-// The kernel's run may take (1 + kBackToBackTolerance) × (calls + 1) × the claimed time (one
-// call's worth of slack), plus kBackToBackSlackSeconds (the requests' round trip), plus,
-// on calls under kBoundedCallSeconds, up to kLaunchSlackSeconds a call (launch latency the
-// events do not see), fading to none at kBoundedCallSeconds.
-inline constexpr double kBackToBackSlackSeconds = 0.001;
+// The kernel's run as compared: by this process's clock less its worker's least round trip, timed
+// before the worker loaded kernel code (a request answered only then: no kernel can lengthen
+// it), at least kLeastNetRunSeconds.
+inline constexpr double kLeastNetRunSeconds = 1e-9;
+double net_run_seconds(double run_seconds, double least_round_trip_seconds);
+// The kernel's run, less its round trip, may take (1 + kBackToBackTolerance) × calls × the
+// claimed time, plus kRunSlackSeconds (the first launch, the last synchronisation, what else the
+// worker does around the calls), plus kRoundTripSpreadAllowance times its round trips' spread
+// (median less least), plus, on calls under kBoundedCallSeconds, up to kLaunchSlackSeconds a call
+// (launch latency the events do not see), fading to none at kBoundedCallSeconds. On an H100
+// (2026-12-05) the worker's round trip before load was 20-24 us (its spread 1-3 us), and an
+// honest relu's run less it took 133-146 us more than its calls' paired time (9 calls of 176 us,
+// 4 of 354 us); the supervisor's own reference run 30-100 us more. Before, one call's worth of
+// slack and a fixed millisecond for the round trip stood here: a claim of 0.42x the truth fit.
+inline constexpr double kRunSlackSeconds = 200e-6;
+inline constexpr double kRoundTripSpreadAllowance = 3.0;
 inline constexpr double kLaunchSlackSeconds = 10e-6;
-double back_to_back_allowance(double claimed_seconds, int64_t calls);
+double back_to_back_allowance(double claimed_seconds, int64_t calls, double round_trip_spread_seconds);
 inline constexpr int kBackToBackTries = 3;
 inline constexpr double kBackToBackFailRatio = 2.0;
 // As kCpuReferenceAgreement: interleaved with a single-threaded kernel, ATen's thread pool sleeps

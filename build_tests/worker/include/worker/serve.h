@@ -5,18 +5,28 @@
 // protoc's plugins: a typed request in, a typed response out; its main() is worker/main.cpp.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace backendbench {
 
-// The worker's loop: reads requests from `in_fd`, writes responses to `out_fd`. `load_error`:
-// why the manifest did not load ("" when it did), the answer to every request. `device_socket`
+// A kernel manifest and the one line of it whose kernels a worker loads (backend.h).
+struct ManifestLine {
+  std::string path;
+  int line = -1;
+};
+
+// The worker's loop: reads requests from `in_fd`, writes responses to `out_fd`. `to_load`: the
+// manifest line of a worker started with one (nullopt: a spare, or nothing to load), loaded at
+// its first request that is not `round_trip`; until then the worker answers `round_trip` and no
+// kernel code is in the process, so the supervisor times its round trip free of any kernel's
+// doing. Why the manifest did not load is the answer to every later request. `device_socket`
 // (a GPU worker's, else -1): where it sends the descriptors of device copies (device_share.h).
 // `awaiting_manifest`: a spare worker, started before its job (serve_jobs in job_service.h): it
-// starts libtorch (and CUDA) at once, and its first request is `load`, which names the manifest;
-// `start_python`: a spare that starts Python as well (start_python_kernels).
+// starts libtorch (and CUDA) at once, and its first request but `round_trip` is `load`, which
+// names the manifest; `start_python`: a spare that starts Python as well (start_python_kernels).
 // Returns the exit status (0 when the input closed).
-int serve_kernel_worker(int in_fd, int out_fd, std::string load_error, int device_socket = -1,
+int serve_kernel_worker(int in_fd, int out_fd, std::optional<ManifestLine> to_load, int device_socket = -1,
                         bool awaiting_manifest = false, bool start_python = false);
 
 }  // namespace backendbench
