@@ -17,7 +17,7 @@ clock starts) and answers its calls with lookups, impl3 is their honest twin. Wh
 it is because its run back to back beat the machine's peaks (run_floor_seconds) or its observer
 slowed its worker's reference; otherwise it gains nothing (its samples time values it never saw).
 impl10 must fail its 2048x2048 case as wrong when called back to back: every call's outputs are
-judged by the supervisor. Each case of each cheat must either fail as
+judged by the supervisor (or, on a busy machine, count no gain). Each case of each cheat must either fail as
 timing_disagrees (its worker's time disagrees with the supervisor's clock over its calls back to
 back) or pass with a speedup no more than kAllowed times the honest twin's on the same case (the
 forgeries claim 5x and more). A forgery measured while other processes took the cores passes flagged speedup_uncertain, counting
@@ -157,8 +157,12 @@ for case in cases:
                   f"{case} {impl}: work done while the inputs were made fails as timing_disagrees ({str(got)[:300]})")
             continue
         if impl == "impl10" and case.startswith("f32_2048x2048"):
-            check(got is not None and got[0] == "error" and "wrong when called back to back" in got[1],
-                  f"{case} {impl}: skipping calls back to back fails as wrong_when_timed ({str(got)[:300]})")
+            # Or, where other processes took the cores (the suite's other tests) and its paired
+            # timing disagreed before any call back to back, it passes flagged speedup_uncertain
+            # and counts no gain, as every forgery does then (seen once under the full suite).
+            check(got is not None and ((got[0] == "error" and "wrong when called back to back" in got[1]) or
+                                       (got[0] == "uncertain" and got[1] is not None and got[1] <= 1.0)),
+                  f"{case} {impl}: skipping calls back to back fails as wrong_when_timed, or counts no gain on a busy machine ({str(got)[:300]})")
             continue
         if impl in ("impl1", "impl4", "impl8", "impl9") and case.startswith("f32_2048x2048"):
             # Or it is counted by the supervisor's clock (under 4x the speedup back to back, on a

@@ -481,6 +481,22 @@ TEST(BackToBack, ARunFasterThanTheMachineCanDoItsWorkWasDoneBeforeTheClock) {
   EXPECT_NEAR(run_floor_seconds(mm, 40, peaks, 0), 40 * mm.flops / 187e9 / kRunFloorMargin, 1e-12);
   // Unknown peaks bound nothing.
   EXPECT_EQ(run_floor_seconds(mm, 40, Peaks{}, 0), 0);
+  // A GPU's datasheet bandwidth bounds a run that streams from its memory more tightly: an H100
+  // (3.35 TB/s), 9 calls of the 8192x8192 relu (512 MiB each) took 1,721 us honestly.
+  Peaks h100;
+  h100.bytes_per_second = 3.35e12;
+  h100.flops_per_second = 66.9e12;
+  h100.bound = true;
+  Work big_relu;
+  big_relu.bytes = 2.0 * 8192 * 8192 * 4;
+  big_relu.flops = 8192.0 * 8192;
+  const double gpu_floor = run_floor_seconds(big_relu, 9, h100, 0);
+  EXPECT_NEAR(gpu_floor, 9 * big_relu.bytes / 3.35e12 / kRunFloorBoundBytesMargin, 1e-12);
+  EXPECT_LT(gpu_floor, 1721e-6 / 1.5) << "the honest run is well above it";
+  EXPECT_GT(gpu_floor, 1721e-6 / 2) << "a run that precomputed and waited out the floor gains under 2x";
+  // Its flops keep the wide margin: a float product on tensor cores beats the float figure.
+  Work gpu_mm = mm;
+  EXPECT_NEAR(run_floor_seconds(gpu_mm, 40, h100, 0), 40 * mm.flops / 66.9e12 / kRunFloorMargin, 1e-12);
 }
 
 TEST(BackToBack, DigestsAreOfEveryByteUnderTheirKey) {

@@ -467,8 +467,8 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
       measured.flags.push_back("timing_disagrees");
       measured.errors.push_back(label + " on " + where + ": " + std::to_string(calls) + " calls back to back took " +
                                 std::to_string(fastest * 1e6) + " us by the supervisor's clock, less than the " +
-                                std::to_string(floor * 1e6) + " us this machine needs for their work at " +
-                                std::to_string(static_cast<int>(kRunFloorMargin)) + "x its peaks (" + std::to_string(calls) +
+                                std::to_string(floor * 1e6) + " us this machine needs for their work beyond its peaks (" +
+                                std::to_string(calls) +
                                 " calls of " + std::to_string(work.bytes / 1e6) + " MB; the reference's run took " +
                                 std::to_string(fastest_reference * 1e6) +
                                 " us): the work was done before the clock started, while the calls' inputs were made");
@@ -647,11 +647,11 @@ double counted_run_seconds(double run_seconds, double digests_seconds, double ow
 double run_floor_seconds(const Work& work, int64_t calls, const Peaks& peaks, double cache_bytes) {
   const auto n = static_cast<double>(calls);
   double floor = 0;
-  if (peaks.flops_per_second > 0) floor = n * work.flops / peaks.flops_per_second;
+  if (peaks.flops_per_second > 0) floor = n * work.flops / peaks.flops_per_second / kRunFloorMargin;
   if (peaks.bytes_per_second > 0 && n * work.bytes >= std::max(kRunFloorLeastBytes, cache_bytes)) {
-    floor = std::max(floor, n * work.bytes / peaks.bytes_per_second);
+    floor = std::max(floor, n * work.bytes / peaks.bytes_per_second / (peaks.bound ? kRunFloorBoundBytesMargin : kRunFloorMargin));
   }
-  return floor / kRunFloorMargin;
+  return floor;
 }
 
 int64_t run_output_chunk(uint64_t call_output_bytes, size_t call_output_tensors) {
