@@ -533,6 +533,8 @@ TEST(BackToBack, OnCudaTheAllowanceIsTheClaimAndAFewPerCentOnLongCalls) {
   EXPECT_LT(allowed / (250 * 100e-6), 1.10);  // a forged time gains under 10 % there
   EXPECT_GT(back_to_back_allowance(100e-6, 250, 200e-6), allowed) << "a worker of uneven round trips is allowed more";
   EXPECT_EQ(back_to_back_allowance(100e-6, 250, -1e-6), back_to_back_allowance(100e-6, 250, 0)) << "no spread below none";
+  EXPECT_EQ(back_to_back_allowance(100e-6, 250, 5e-3), back_to_back_allowance(100e-6, 250, 1)) << "nor beyond the most";
+  EXPECT_NEAR(back_to_back_allowance(100e-6, 250, 1) - back_to_back_allowance(100e-6, 250, 0), kMostRoundTripSpreadSeconds, 1e-12);
   // Short calls get launch latency on top.
   EXPECT_GT(back_to_back_allowance(2e-6, 1000, 0), 1.05 * 1000 * 2e-6 + kRunSlackSeconds + 1000 * 9e-6);
   // The H100's honest relus (2026-12-05; round trips 20-24 us, spread 1-3 us): 9 calls of 176 us
@@ -548,6 +550,8 @@ TEST(BackToBack, TheKernelsRunIsComparedLessItsWorkersRoundTrip) {
   EXPECT_DOUBLE_EQ(net_run_seconds(2e-3, 150e-6), 1.85e-3);
   EXPECT_DOUBLE_EQ(net_run_seconds(2e-3, -1), 2e-3) << "a round trip not measured takes nothing off";
   EXPECT_EQ(net_run_seconds(100e-6, 150e-6), kLeastNetRunSeconds) << "never none, nor less";
+  // A round trip lengthened while the worker started (another kernel's load) takes off no more.
+  EXPECT_DOUBLE_EQ(net_run_seconds(20e-3, 5e-3), 20e-3 - kMostRoundTripSeconds);
 }
 
 TEST(BackToBack, APairedSpeedupStandsWithinTheToleranceIsReplacedBeyondAndFailsFarBeyond) {

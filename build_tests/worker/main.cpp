@@ -1,7 +1,8 @@
 // backendbench-worker: the only executable that loads kernel code. It loads the kernel manifest
-// it is given (at its first request that is not `round_trip`) and answers the requests of the supervisor that started it (serve.h,
-// worker_protocol.h) on its standard input and output, until the input closes. Whatever a
-// kernel prints goes to standard error: the protocol has the original standard output to itself.
+// it is given (at its first request that is not `round_trip`) and answers the requests of the
+// supervisor that started it (serve.h, worker_protocol.h) on its standard input and output, until
+// the input closes. Whatever a kernel prints goes to standard error: the protocol has the original
+// standard output to itself.
 //
 //   backendbench-worker --manifest <kernel manifest> --line <N> [--device-socket <descriptor>]
 //   backendbench-worker --spare [--python] [--device-socket <descriptor>]

@@ -661,13 +661,14 @@ int64_t run_output_chunk(uint64_t call_output_bytes, size_t call_output_tensors)
 }
 
 double net_run_seconds(double run_seconds, double least_round_trip_seconds) {
-  return std::max(kLeastNetRunSeconds, run_seconds - std::max(0.0, least_round_trip_seconds));
+  return std::max(kLeastNetRunSeconds, run_seconds - std::clamp(least_round_trip_seconds, 0.0, kMostRoundTripSeconds));
 }
 
 double back_to_back_allowance(double claimed_seconds, int64_t calls, double round_trip_spread_seconds) {
   const double launch_slack = kLaunchSlackSeconds * std::max(0.0, 1.0 - claimed_seconds / kBoundedCallSeconds);
   return (1 + kBackToBackTolerance) * static_cast<double>(calls) * claimed_seconds + kRunSlackSeconds +
-         kRoundTripSpreadAllowance * std::max(0.0, round_trip_spread_seconds) + static_cast<double>(calls) * launch_slack;
+         std::clamp(kRoundTripSpreadAllowance * round_trip_spread_seconds, 0.0, kMostRoundTripSpreadSeconds) +
+         static_cast<double>(calls) * launch_slack;
 }
 
 BackToBack judge_back_to_back(double paired_speedup, double back_to_back_speedup, double call_seconds, bool cuda) {

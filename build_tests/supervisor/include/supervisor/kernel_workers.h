@@ -220,8 +220,12 @@ inline constexpr double kCudaShortCallFailRatio = 4.0;
 inline constexpr int64_t kMostCudaShortCallBackToBackCalls = 500;
 // The kernel's run as compared: by this process's clock less its worker's least round trip, timed
 // before the worker loaded kernel code (a request answered only then: no kernel can lengthen
-// it), at least kLeastNetRunSeconds.
+// it), at least kLeastNetRunSeconds. At most kMostRoundTripSeconds is taken off, and the spread
+// allows at most kMostRoundTripSpreadSeconds (below): another worker's kernel that loads the
+// machine while this one starts could otherwise lengthen both for it.
 inline constexpr double kLeastNetRunSeconds = 1e-9;
+inline constexpr double kMostRoundTripSeconds = 200e-6;
+inline constexpr double kMostRoundTripSpreadSeconds = 100e-6;
 double net_run_seconds(double run_seconds, double least_round_trip_seconds);
 // The kernel's run, less its round trip, may take (1 + kBackToBackTolerance) × calls × the
 // claimed time, plus kRunSlackSeconds (the first launch, the last synchronisation, what else the
