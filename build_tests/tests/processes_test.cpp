@@ -79,6 +79,21 @@ TEST(Processes, StoppedTreeSpendsNoTimeUntilReleased) {
   EXPECT_GE(released_seconds, 0.03);
 }
 
+// A stopped tree is whole until one of its processes runs again (here let go from outside, as
+// another process could): the supervisor writes a run's inputs only into a whole one.
+TEST(Processes, AStoppedTreeIsWholeUntilOneOfItsProcessesRuns) {
+  const pid_t child = start_spinning_family();
+  const std::vector<pid_t> tree = tree_when_grown(child, 2);
+  ASSERT_EQ(tree.size(), 2u);
+  const processes::Stopped stopped({child});
+  const bool whole = stopped.whole();
+  kill(tree.back(), SIGCONT);
+  const bool whole_after = stopped.whole(/*wait_ms=*/50);
+  end_family(child);
+  EXPECT_TRUE(whole);
+  EXPECT_FALSE(whole_after) << "the grandchild spins again";
+}
+
 TEST(Processes, LoadMeterCountsOthersAndNotItsOwn) {
   const pid_t child = start_spinning_family();
   ASSERT_EQ(tree_when_grown(child, 2).size(), 2u);

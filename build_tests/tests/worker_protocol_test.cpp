@@ -2,6 +2,8 @@
 #include "protocol/worker_protocol.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <ATen/ATen.h>
@@ -17,6 +19,7 @@
 #include "backendbench/backend.h"
 #include "backendbench/inputs.h"
 #include "backendbench/kernel_imports.h"
+#include "protocol/memory_file.h"
 #include "supervisor/kernel_workers.h"
 #include "worker/serve.h"
 
@@ -131,22 +134,88 @@ TEST(WorkerProtocol, TheEndOfThePipeBeforeAMessageIsNoMessage) {
   EXPECT_FALSE(MessageReader(pipe.ends[0]).read(1000).has_value());
 }
 
-// The answers serve_kernel_worker gives to `requests` (each a header's kinds and fields).
+// The answers serve_kernel_worker gives to `requests` (each a header's kinds and fields, with the
+// payload of the same index in `payloads`, if any), and their payloads into `answer_payloads`.
+// `socket`: the worker's end of its socket (descriptors sent to the other end wait there).
 std::vector<nlohmann::json> answers_to(const std::vector<nlohmann::json>& requests, bool spare,
-                                       std::optional<ManifestLine> to_load = std::nullopt) {
+                                       std::optional<ManifestLine> to_load = std::nullopt,
+                                       const std::vector<std::vector<char>>& payloads = {}, int socket = -1,
+                                       std::vector<std::vector<char>>* answer_payloads = nullptr) {
   Pipe in, out;
-  for (nlohmann::json request : requests) {
+  for (size_t i = 0; i < requests.size(); ++i) {
+    nlohmann::json request = requests[i];
     request["schema"] = kRequestSchema;
     request["version"] = kProtocolVersion;
-    write_message(in.ends[1], {request.dump(), {}});
+    write_message(in.ends[1], {request.dump(), i < payloads.size() ? payloads[i] : std::vector<char>()});
   }
   in.close_writer();
-  EXPECT_EQ(serve_kernel_worker(in.ends[0], out.ends[1], to_load, -1, spare), 0);
+  WorkerStart start;
+  start.socket = socket;
+  start.awaiting_manifest = spare;
+  EXPECT_EQ(serve_kernel_worker(in.ends[0], out.ends[1], to_load, start), 0);
   out.close_writer();
   std::vector<nlohmann::json> answers;
   MessageReader reader(out.ends[0]);
-  while (std::optional<Message> answer = reader.read(1000)) answers.push_back(nlohmann::json::parse(answer->header));
+  while (std::optional<Message> answer = reader.read(1000)) {
+    answers.push_back(nlohmann::json::parse(answer->header));
+    if (answer_payloads != nullptr) answer_payloads->push_back(answer->payload);
+  }
   return answers;
+}
+
+// Values split for a memory file load over it: what is written there later is what they hold.
+TEST(MemoryFile, ValuesLoadedOverAFileHoldWhatIsWrittenThereLater) {
+  const at::Tensor first = at::arange(6, at::kFloat).reshape({2, 3}), second = at::arange(4, at::kInt) * 7;
+  const std::vector<c10::IValue> values = {c10::ivalue::Tuple::create({first.t(), 2.5}), second};
+  const SplitValues split(values);
+  const std::shared_ptr<MemoryFile> file = MemoryFile::create(split.file_bytes());
+  const std::vector<c10::IValue> loaded = load_values_over(split.head(), file);
+  ASSERT_EQ(loaded.size(), 2u);
+  const at::Tensor over_first = loaded[0].toTupleRef().elements()[0].toTensor(), over_second = loaded[1].toTensor();
+  EXPECT_EQ(over_first.sizes(), first.t().sizes());
+  EXPECT_EQ(over_first.strides(), first.t().strides());
+  EXPECT_EQ(loaded[0].toTupleRef().elements()[1].toDouble(), 2.5);
+  EXPECT_EQ(over_second.sum().item<int>(), 0) << "the file is empty until written";
+  split.write_storages(file->data());
+  EXPECT_TRUE(at::equal(over_first, first.t()));
+  EXPECT_TRUE(at::equal(over_second, second));
+}
+
+// A head whose storage lies past the file's end, or on a device other than the CPU, is refused.
+TEST(MemoryFile, AHeadThatReachesPastTheFileIsRefused) {
+  const std::shared_ptr<MemoryFile> page = MemoryFile::create(16);  // a page, at least
+  ASSERT_EQ(page->bytes(), static_cast<uint64_t>(sysconf(_SC_PAGESIZE)));
+  const int64_t fits = static_cast<int64_t>(page->bytes() / 4);
+  EXPECT_EQ(load_values_over(SplitValues({at::ones({fits}, at::kFloat)}).head(), page).at(0).toTensor().numel(), fits);
+  try {
+    (void)load_values_over(SplitValues({at::ones({fits + 1}, at::kFloat)}).head(), page);
+    FAIL() << "a storage a float longer than the file was loaded";
+  } catch (const ProtocolError& error) {
+    EXPECT_NE(std::string(error.what()).find("a storage beyond the memory file's end"), std::string::npos) << error.what();
+  }
+  if (at::hasCUDA()) {
+    EXPECT_THROW((void)SplitValues({at::ones({4}, at::TensorOptions().device(at::kCUDA))}), ProtocolError);
+  }
+}
+
+// The worker maps only a sealed memory file of the size its request says: one it could shrink
+// would make the supervisor's writes fault.
+TEST(MemoryFile, AWorkerAdoptsOnlyASealedFileOfTheSizeAsked) {
+  const std::shared_ptr<MemoryFile> made = MemoryFile::create(8192);
+  EXPECT_THROW((void)MemoryFile::adopt(dup(made->descriptor()), 4096), std::runtime_error);
+  const int unsealed = memfd_create("unsealed", MFD_CLOEXEC);
+  ASSERT_GE(unsealed, 0);
+  ASSERT_EQ(ftruncate(unsealed, 8192), 0);
+  try {
+    (void)MemoryFile::adopt(unsealed, 8192);
+    FAIL() << "an unsealed file was adopted";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("is not a sealed memory file of 8192 bytes"), std::string::npos) << error.what();
+  }
+  const std::shared_ptr<MemoryFile> adopted = MemoryFile::adopt(dup(made->descriptor()), 8192);
+  made->data()[100] = 42;
+  EXPECT_EQ(adopted->data()[100], 42) << "the same memory";
+  EXPECT_NE(ftruncate(made->descriptor(), 4096), 0) << "sealed against shrinking";
 }
 
 // A spare worker (started before its job) loads only the manifest its first request names.
@@ -222,8 +291,9 @@ TEST(WorkerProtocol, ACallOfSeveralDrawsIsAnsweredOncePerDrawInOrderUntilAnError
 
 // A run back to back is one recipe and a count (the draws are the recipe's plus each call's
 // index): a request of two recipes, none, no count or a count over the bound is refused with one
-// error naming the form, and a 'run' without a prepared one is refused too.
-TEST(WorkerProtocol, APrepareRunIsOneRecipeAndACountOfCallsWithinTheBound) {
+// error naming the form, and a 'run' without a prepared one is refused too. On the CPU the calls'
+// inputs are over the memory file whose descriptor came before the request.
+TEST(WorkerProtocol, APrepareRunIsACountOfCallsWithinTheBoundAndItsInputs) {
   class Negates : public Backend {
    public:
     Negates() : Backend("impl96", Kind::kKernel) {}
@@ -237,7 +307,7 @@ TEST(WorkerProtocol, APrepareRunIsOneRecipeAndACountOfCallsWithinTheBound) {
                                  {"schema_name", "aten::relu"}, {"overload", ""}, {"device", "cpu"}};
   std::vector<nlohmann::json> requests;
   for (const auto& [recipes, calls] : std::vector<std::pair<nlohmann::json, nlohmann::json>>{
-           {nlohmann::json::array({recipe, recipe}), 4},
+           {nlohmann::json::array({recipe}), 4},  // a recipe, as on CUDA: no memory file
            {nlohmann::json::array(), 4},
            {nlohmann::json::array({recipe}), nullptr},
            {nlohmann::json::array({recipe}), worker::kMostBackToBackCalls + 1},
@@ -249,18 +319,34 @@ TEST(WorkerProtocol, APrepareRunIsOneRecipeAndACountOfCallsWithinTheBound) {
   }
   requests.push_back({{"kind", "run"}});
   const size_t bad = requests.size();
-  // One recipe and a count: the run after it answers the last call's draw; its digests, under
-  // their request's key, are one list a call; its outputs come back as asked, within the run.
+  // Three calls' inputs over a memory file: the run after it answers the last call's index; its
+  // digests, under their request's key, are one list a call; its outputs come back as asked,
+  // within the run, each the kernel's on that call's values in the file.
+  std::vector<std::vector<c10::IValue>> inputs;
+  for (int call = 0; call < 3; ++call) inputs.push_back({at::arange(5, at::kFloat) + 10 * call});
+  std::vector<c10::IValue> tuples;
+  for (const auto& stack : inputs) tuples.push_back(c10::ivalue::Tuple::create(stack));
+  const SplitValues split(tuples);
+  const std::shared_ptr<MemoryFile> file = MemoryFile::create(split.file_bytes());
+  split.write_storages(file->data());
+  int sockets[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sockets), 0);
+  device_share::send_descriptors(sockets[0], {file->descriptor()});
   nlohmann::json good = target;
-  good["value_sets"] = nlohmann::json::array({recipe});
+  good["memory_file_bytes"] = file->bytes();
   good["calls"] = 3;
   requests.push_back(good);
+  std::vector<std::vector<char>> payloads(requests.size());
+  payloads.back() = split.head();
   requests.push_back({{"kind", "run"}});
   requests.push_back({{"kind", "run_digests"}});
   requests.push_back({{"kind", "run_digests"}, {"key", 99}});
   requests.push_back({{"kind", "run_output"}, {"first", 2}, {"count", 2}});
   requests.push_back({{"kind", "run_output"}, {"first", 0}, {"count", 3}});
-  const std::vector<nlohmann::json> answers = answers_to(requests, false);
+  std::vector<std::vector<char>> answer_payloads;
+  const std::vector<nlohmann::json> answers = answers_to(requests, false, std::nullopt, payloads, sockets[1], &answer_payloads);
+  close(sockets[0]);
+  close(sockets[1]);
   ASSERT_EQ(answers.size(), requests.size());
   EXPECT_FALSE(answers[bad].contains("error")) << answers[bad].dump();
   EXPECT_EQ(answers[bad + 1].value("value_set", -1), 2) << answers[bad + 1].dump();
@@ -270,10 +356,17 @@ TEST(WorkerProtocol, APrepareRunIsOneRecipeAndACountOfCallsWithinTheBound) {
   EXPECT_EQ(answers[bad + 3]["digests"].size(), 3u) << answers[bad + 3].dump();
   EXPECT_NE(answers[bad + 4].value("error", "").find("within the last run's 3 calls"), std::string::npos)
       << answers[bad + 4].dump();
-  EXPECT_FALSE(answers[bad + 5].contains("error")) << answers[bad + 5].dump();
+  ASSERT_FALSE(answers[bad + 5].contains("error")) << answers[bad + 5].dump();
+  const std::vector<c10::IValue> outputs = load_values(answer_payloads[bad + 5]);
+  ASSERT_EQ(outputs.size(), 3u);
+  for (size_t call = 0; call < 3; ++call) {
+    EXPECT_TRUE(at::equal(outputs[call].toTupleRef().elements()[0].toTensor(), inputs[call][0].toTensor().neg()))
+        << "call " << call;
+  }
   for (size_t i = 0; i + 1 < bad; ++i) {
-    EXPECT_NE(answers[i].value("error", "").find("a 'prepare_run' without the first call's recipe, or without a count of calls from 1 to " +
-                                                 std::to_string(worker::kMostBackToBackCalls)),
+    EXPECT_NE(answers[i].value("error", "").find("a 'prepare_run' without a count of calls from 1 to " +
+                                                 std::to_string(worker::kMostBackToBackCalls) +
+                                                 ", or without its inputs: a memory file on the CPU"),
               std::string::npos)
         << "request " << i << ": " << answers[i].dump();
   }

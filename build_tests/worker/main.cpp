@@ -4,16 +4,17 @@
 // the input closes. Whatever a kernel prints goes to standard error: the protocol has the original
 // standard output to itself.
 //
-//   backendbench-worker --manifest <kernel manifest> --line <N> [--device-socket <descriptor>]
-//   backendbench-worker --spare [--python] [--device-socket <descriptor>]
+//   backendbench-worker --manifest <kernel manifest> --line <N> [--socket 3 [--gpu]]
+//   backendbench-worker --spare [--python] [--socket 3 [--gpu]]
 //
 // --line: the one line of the manifest whose kernels it loads (0 for the first; one kernel per
 // worker, kernel_imports.h).
 // --spare: started before its job is known (job_service.h); it starts libtorch (and CUDA) while
 // it waits, and its first request names the manifest to load. --python: it starts Python and
 // imports torch (and Triton) too, for a job of Python kernels.
-// --device-socket: a GPU worker's Unix socket to its supervisor, for the descriptors of device
-// copies of large outputs (device_share.h).
+// --socket: its Unix socket to its supervisor, descriptor 3, for the descriptors of a GPU worker's
+// device copies of large outputs (device_share.h) and of a CPU worker's run inputs
+// (memory_file.h). --gpu: it runs the CUDA cases.
 #include <unistd.h>
 
 #include <cstring>
@@ -28,24 +29,27 @@
 int main(int argc, char** argv) {
   backendbench::fix_large_allocations();  // before any kernel code loads (timing.h)
   std::vector<std::string> arguments(argv + 1, argv + argc);
-  int device_socket = -1;
-  if (arguments.size() >= 2 && arguments[arguments.size() - 2] == "--device-socket" && arguments.back() == "3") {
-    device_socket = 3;
+  backendbench::WorkerStart start;
+  start.gpu = !arguments.empty() && arguments.back() == "--gpu";
+  if (start.gpu) arguments.pop_back();
+  if (arguments.size() >= 2 && arguments[arguments.size() - 2] == "--socket" && arguments.back() == "3") {
+    start.socket = 3;
     arguments.resize(arguments.size() - 2);
   }
-  const bool python = arguments.size() == 2 && arguments[0] == "--spare" && arguments[1] == "--python";
-  if (python) arguments.pop_back();
+  start.start_python = arguments.size() == 2 && arguments[0] == "--spare" && arguments[1] == "--python";
+  if (start.start_python) arguments.pop_back();
   const bool spare = arguments.size() == 1 && arguments[0] == "--spare";
+  start.awaiting_manifest = spare;
   int line = -1;
   if (!spare && arguments.size() == 4 && arguments[2] == "--line" && !arguments[3].empty() &&
       arguments[3].find_first_not_of("0123456789") == std::string::npos && arguments[3].size() < 7) {
     line = std::stoi(arguments[3]);
     arguments.resize(2);
   }
-  if (!spare && (arguments.size() != 2 || arguments[0] != "--manifest" || line < 0)) {
-    std::cerr << "backendbench-worker: error: expected `backendbench-worker --manifest <file> --line <N> [--device-socket 3]` or "
-                 "`backendbench-worker --spare [--python] [--device-socket 3]`; it is started by the test executables and ./bench, "
-                 "not by hand\n";
+  if ((!spare && (arguments.size() != 2 || arguments[0] != "--manifest" || line < 0)) || (start.gpu && start.socket < 0)) {
+    std::cerr << "backendbench-worker: error: expected `backendbench-worker --manifest <file> --line <N> [--socket 3 [--gpu]]` "
+                 "or `backendbench-worker --spare [--python] [--socket 3 [--gpu]]`; it is started by the test executables and "
+                 "./bench, not by hand\n";
     return 2;
   }
   // The protocol's output is a private copy of stdout; stdout itself becomes stderr.
@@ -57,5 +61,5 @@ int main(int argc, char** argv) {
   // The manifest loads at the first request that is not `round_trip` (serve.h).
   std::optional<backendbench::ManifestLine> to_load;
   if (!spare) to_load = backendbench::ManifestLine{arguments[1], line};
-  return backendbench::serve_kernel_worker(STDIN_FILENO, protocol_out, to_load, device_socket, spare, python);
+  return backendbench::serve_kernel_worker(STDIN_FILENO, protocol_out, to_load, start);
 }

@@ -265,7 +265,15 @@ struct PreparedRun {
   BoundCall call;
   c10::Device device;
   std::vector<std::vector<c10::IValue>> inputs;
+  std::shared_ptr<worker::MemoryFile> file;  // a CPU run's, which its inputs are over
 };
+
+// The memory file of the last run, kept until the next `prepare_run`: unmapped with its inputs'
+// last tensor, in the run's last call, it cost that call 14 ms of the supervisor's clock (256 MiB).
+std::shared_ptr<worker::MemoryFile>& last_run_file() {
+  static auto* file = new std::shared_ptr<worker::MemoryFile>;
+  return *file;
+}
 
 std::optional<PreparedRun>& prepared_run() {
   static auto* prepared = new std::optional<PreparedRun>;  // never destroyed: CUDA unloads before statics
@@ -278,15 +286,46 @@ std::vector<std::vector<c10::IValue>>& run_outputs() {
   return *outputs;
 }
 
-json answer_prepare_run(const json& header) {
+// The calls' inputs of a CPU run: the request's head of their values over the memory file whose
+// descriptor came before it (memory_file.h), still empty. The supervisor writes their values while
+// this worker's processes are stopped, and lets them go on once its clock runs.
+std::vector<std::vector<c10::IValue>> inputs_over_memory_file(const json& header, const std::vector<char>& head,
+                                                              device_share::Descriptors descriptor, int64_t calls,
+                                                              std::shared_ptr<worker::MemoryFile>& file) {
+  const json bytes = header.value("memory_file_bytes", json());
+  if (!bytes.is_number_unsigned() || bytes.get<uint64_t>() > worker::kMaxPayloadBytes) {
+    throw std::runtime_error("a 'prepare_run' whose 'memory_file_bytes' is not a byte count");
+  }
+  const int taken = dup(descriptor.get().at(0));  // adopt() closes what it is given
+  if (taken < 0) throw std::runtime_error("a 'prepare_run' whose memory file cannot be taken");
+  file = worker::MemoryFile::adopt(taken, bytes.get<uint64_t>());
+  std::vector<std::vector<c10::IValue>> inputs;
+  for (const c10::IValue& call : worker::load_values_over(head, file)) {
+    if (!call.isTuple()) throw std::runtime_error("a 'prepare_run' whose inputs are not a tuple a call");
+    const auto& elements = call.toTupleRef().elements();
+    inputs.emplace_back(elements.begin(), elements.end());
+  }
+  if (static_cast<int64_t>(inputs.size()) != calls) throw std::runtime_error("a 'prepare_run' with another count of inputs than calls");
+  return inputs;
+}
+
+// A run's calls made ready: on the CPU their inputs over the memory file the supervisor fills
+// later; on CUDA each a draw of its own (the recipe's draw plus the call's index), made here.
+json answer_prepare_run(const json& header, const std::vector<char>& payload, int socket) {
+  // The memory file's descriptor came before the request: taken first, whatever else is wrong,
+  // so that the next request does not find it.
+  const bool over_file = header.contains("memory_file_bytes");
+  if (over_file && socket < 0) throw std::runtime_error("a 'prepare_run' with a memory file to a worker without a socket");
+  device_share::Descriptors descriptor;
+  if (over_file) descriptor = device_share::Descriptors(device_share::receive_descriptors(socket, 1, /*timeout_ms=*/5000));
   const auto [backend, op, device] = call_target(header);
   const json calls = header.value("calls", json());
   const json recipes = header.value("value_sets", json());
   const json output_bytes = header.value("output_bytes", json::array());
   if (!calls.is_number_unsigned() || calls.get<int64_t>() < 1 || calls.get<int64_t>() > worker::kMostBackToBackCalls ||
-      !recipes.is_array() || recipes.size() != 1) {
-    throw std::runtime_error("a 'prepare_run' without the first call's recipe, or without a count of calls from 1 to " +
-                             std::to_string(worker::kMostBackToBackCalls));
+      over_file != device.is_cpu() || (!over_file && (!recipes.is_array() || recipes.size() != 1))) {
+    throw std::runtime_error("a 'prepare_run' without a count of calls from 1 to " + std::to_string(worker::kMostBackToBackCalls) +
+                             ", or without its inputs: a memory file on the CPU, the first call's recipe on CUDA");
   }
   std::vector<uint64_t> blocks;
   uint64_t total = 0;
@@ -303,14 +342,20 @@ json answer_prepare_run(const json& header) {
   }
   prepared_run().reset();
   run_outputs().clear();
-  json drawn = recipes.at(0);
-  const int first = drawn.at("draw").get<int>();
+  last_run_file().reset();
   std::vector<std::vector<c10::IValue>> inputs;
-  for (int64_t i = 0; i < calls.get<int64_t>(); ++i) {
-    drawn["draw"] = first + static_cast<int>(i);
-    inputs.push_back(drawn_inputs(drawn, op, device));
+  std::shared_ptr<worker::MemoryFile> file;
+  if (over_file) {
+    inputs = inputs_over_memory_file(header, payload, std::move(descriptor), calls.get<int64_t>(), file);
+  } else {
+    json drawn = recipes.at(0);
+    const int first = drawn.at("draw").get<int>();
+    for (int64_t i = 0; i < calls.get<int64_t>(); ++i) {
+      drawn["draw"] = first + static_cast<int>(i);
+      inputs.push_back(drawn_inputs(drawn, op, device));
+    }
   }
-  PreparedRun prepared{backend.bind(op, inputs.at(0), device), device, std::move(inputs)};
+  PreparedRun prepared{backend.bind(op, inputs.at(0), device), device, std::move(inputs), std::move(file)};
   ready_output_blocks(device, blocks, calls.get<int64_t>());  // as the supervisor's reference run (timing.h)
   synchronize_all_devices();  // the inputs are made before the clock starts
   prepared_run() = std::move(prepared);
@@ -324,6 +369,7 @@ json answer_run(bool& fatal) {
   if (!prepared_run()) throw std::runtime_error("a 'run' without a 'prepare_run' before it");
   PreparedRun prepared = std::move(*prepared_run());
   prepared_run().reset();
+  last_run_file() = prepared.file;
   json answer = response_header();
   std::vector<std::vector<c10::IValue>> outputs;
   outputs.reserve(prepared.inputs.size());
@@ -405,14 +451,16 @@ void start_libtorch_threads() {
 
 }  // namespace
 
-int serve_kernel_worker(int in_fd, int out_fd, std::optional<ManifestLine> to_load, int device_socket,
-                        bool awaiting_manifest, bool start_python) {
+int serve_kernel_worker(int in_fd, int out_fd, std::optional<ManifestLine> to_load, const WorkerStart& start) {
+  const int socket = start.socket;
+  const bool gpu = start.gpu && socket >= 0;
+  bool awaiting_manifest = start.awaiting_manifest;
   std::string load_error;  // why the manifest did not load: the answer to every request after
   // Until its first request of another kind the worker answers `round_trip`: no kernel code is in
   // the process yet, so the supervisor's clock over those answers measures the pipe alone.
   bool before_kernel_code = true;
   // A GPU worker's shared slots (device_share.h), kept for the process's life.
-  static auto* exports = device_socket >= 0 ? new device_share::Exports : nullptr;
+  static auto* exports = gpu ? new device_share::Exports : nullptr;
   // libtorch's threads, and a GPU worker's CUDA, start once before any kernel runs: right after
   // the listing (what the supervisor waits for at start-up) or, in a worker started again after
   // a crash, which is not asked to list, before its first request.
@@ -421,12 +469,12 @@ int serve_kernel_worker(int in_fd, int out_fd, std::optional<ManifestLine> to_lo
     if (ready) return;
     ready = true;
     start_libtorch_threads();
-    if (device_socket >= 0) start_cuda_on(c10::Device(c10::DeviceType::CUDA, 0));
+    if (gpu) start_cuda_on(c10::Device(c10::DeviceType::CUDA, 0));
   };
   // A spare worker (started before its job) starts libtorch and CUDA while it waits: no kernel
   // code is loaded yet, so nothing of a kernel's can run among them.
   if (awaiting_manifest) get_ready();
-  if (awaiting_manifest && start_python) {
+  if (awaiting_manifest && start.start_python) {
     try {
       start_python_kernels();
     } catch (const std::exception&) {
@@ -440,7 +488,7 @@ int serve_kernel_worker(int in_fd, int out_fd, std::optional<ManifestLine> to_lo
       try {
         const device_share::Exports::Changes changes = exports->finish();
         if (!changes.empty()) {
-          device_share::send_descriptors(device_socket, changes.descriptors);
+          device_share::send_descriptors(socket, changes.descriptors);
           answer["shared_descriptors"] = changes.descriptors.size();
           json new_slots = json::array();
           for (size_t i = 0; i < changes.new_slots.size(); ++i) new_slots.push_back({changes.new_slots[i], changes.new_sizes[i]});
@@ -542,7 +590,7 @@ int serve_kernel_worker(int in_fd, int out_fd, std::optional<ManifestLine> to_lo
       } else if (kind == "time") {
         answer = answer_time(header, request->payload, payload, exports, fatal);
       } else if (kind == "prepare_run") {
-        answer = answer_prepare_run(header);
+        answer = answer_prepare_run(header, request->payload, socket);
       } else if (kind == "run") {
         answer = answer_run(fatal);
       } else if (kind == "run_digests") {
@@ -560,7 +608,7 @@ int serve_kernel_worker(int in_fd, int out_fd, std::optional<ManifestLine> to_lo
     if (fatal) return 3;
     // A case's timing done (its samples, or its run back to back handed over): the memory of its
     // calls back to the device, for the other workers and the supervisor (timing.h).
-    if (device_socket >= 0 && (kind == "time" || (kind == "run_output" && run_outputs().empty()))) {
+    if (gpu && (kind == "time" || (kind == "run_output" && run_outputs().empty()))) {
       release_cached_device_memory(c10::Device(c10::DeviceType::CUDA, 0));
     }
     // Once the supervisor has the listing, while it prepares its first case (0.1 s of libtorch's

@@ -222,12 +222,22 @@ std::vector<int64_t> output_digests(const std::vector<c10::IValue>& outputs, uin
   return digests;
 }
 
-std::vector<char> save_values(const std::vector<c10::IValue>& values, device_share::Exports* exports) {
+namespace {
+
+// What save_values and SplitValues make alike: the table of storages and tensors, the pickled
+// structure, and the storages whose bytes follow (an empty one where a slot holds them).
+struct Serialized {
+  std::string table_text;
+  std::vector<char> structure;
+  std::vector<c10::Storage> kept;
+};
+
+Serialized serialize(const std::vector<c10::IValue>& values, device_share::Exports* exports) {
   std::vector<at::Tensor> table;
-  const std::vector<char> structure = torch::jit::pickle(c10::ivalue::Tuple::create(values), &table);
+  Serialized made;
+  made.structure = torch::jit::pickle(c10::ivalue::Tuple::create(values), &table);
   json storages = json::array(), tensors = json::array();
   std::map<const c10::StorageImpl*, size_t> index_of;
-  std::vector<c10::Storage> kept;
   for (const at::Tensor& tensor : table) {
     if (!tensor.defined()) {
       tensors.push_back({{"defined", false}});
@@ -235,7 +245,7 @@ std::vector<char> save_values(const std::vector<c10::IValue>& values, device_sha
     }
     if (tensor.layout() != at::kStrided) throw ProtocolError("a tensor that is not strided cannot be sent");
     const c10::Storage& storage = tensor.storage();
-    auto [it, added] = index_of.emplace(storage.unsafeGetStorageImpl(), kept.size());
+    auto [it, added] = index_of.emplace(storage.unsafeGetStorageImpl(), made.kept.size());
     if (added) {
       json entry = {{"bytes", storage.nbytes()}, {"device", storage.device().str()}};
       // A large CUDA storage goes as a device copy in a shared slot when the reader can take one
@@ -250,7 +260,7 @@ std::vector<char> save_values(const std::vector<c10::IValue>& values, device_sha
           // The driver refused: the bytes go in the payload.
         }
       }
-      kept.push_back(shared_here ? c10::Storage() : storage);
+      made.kept.push_back(shared_here ? c10::Storage() : storage);
       storages.push_back(entry);
     }
     tensors.push_back({{"storage", it->second},
@@ -260,24 +270,59 @@ std::vector<char> save_values(const std::vector<c10::IValue>& values, device_sha
                        {"dtype", static_cast<int>(tensor.scalar_type())},
                        {"requires_grad", tensor.requires_grad()}});
   }
-  const std::string table_text = json_text::dump(json{{"storages", storages}, {"tensors", tensors}});
-  size_t size = aligned(24 + table_text.size() + structure.size());
+  made.table_text = json_text::dump(json{{"storages", storages}, {"tensors", tensors}});
+  return made;
+}
+
+// The payload's first bytes: its counts, table and structure, to the first storage's start.
+std::vector<char> head_of(const Serialized& made) {
+  std::vector<char> out(aligned(24 + made.table_text.size() + made.structure.size()));
+  put_u64(out, 0, made.table_text.size());
+  put_u64(out, 8, made.structure.size());
+  put_u64(out, 16, made.kept.size());
+  std::memcpy(out.data() + 24, made.table_text.data(), made.table_text.size());
+  std::memcpy(out.data() + 24 + made.table_text.size(), made.structure.data(), made.structure.size());
+  return out;
+}
+
+}  // namespace
+
+std::vector<char> save_values(const std::vector<c10::IValue>& values, device_share::Exports* exports) {
+  const Serialized made = serialize(values, exports);
+  std::vector<char> out = head_of(made);
+  size_t size = out.size();
   std::vector<size_t> starts;
-  for (const c10::Storage& storage : kept) starts.push_back(size), size = aligned(size + (storage ? storage.nbytes() : 0));
-  std::vector<char> out(size);
-  put_u64(out, 0, table_text.size());
-  put_u64(out, 8, structure.size());
-  put_u64(out, 16, kept.size());
-  std::memcpy(out.data() + 24, table_text.data(), table_text.size());
-  std::memcpy(out.data() + 24 + table_text.size(), structure.data(), structure.size());
-  for (size_t i = 0; i < kept.size(); ++i) {
-    if (!kept[i] || kept[i].nbytes() == 0) continue;
-    at::from_blob(out.data() + starts[i], {static_cast<int64_t>(kept[i].nbytes())}, at::kByte).copy_(storage_bytes(kept[i]));
+  for (const c10::Storage& storage : made.kept) starts.push_back(size), size = aligned(size + (storage ? storage.nbytes() : 0));
+  out.resize(size);
+  for (size_t i = 0; i < made.kept.size(); ++i) {
+    if (!made.kept[i] || made.kept[i].nbytes() == 0) continue;
+    at::from_blob(out.data() + starts[i], {static_cast<int64_t>(made.kept[i].nbytes())}, at::kByte)
+        .copy_(storage_bytes(made.kept[i]));
   }
   return out;
 }
 
-std::vector<c10::IValue> load_values(const std::vector<char>& payload, const device_share::Imports* imports) {
+SplitValues::SplitValues(const std::vector<c10::IValue>& values) {
+  const Serialized made = serialize(values, nullptr);
+  head_ = head_of(made);
+  for (const c10::Storage& storage : made.kept) {
+    if (storage.device().type() != c10::DeviceType::CPU) throw ProtocolError("a storage for a memory file that is not the CPU's");
+    placed_.emplace_back(storage, file_bytes_);
+    file_bytes_ = aligned(file_bytes_ + storage.nbytes());
+  }
+}
+
+void SplitValues::write_storages(char* file) const {
+  for (const auto& [storage, offset] : placed_) {
+    if (storage.nbytes() > 0) std::memcpy(file + offset, storage.data(), storage.nbytes());
+  }
+}
+
+namespace {
+
+// load_values, or with `file` load_values_over: the storages' bytes are then the file's.
+std::vector<c10::IValue> load_values_from(const std::vector<char>& payload, const device_share::Imports* imports,
+                                          const std::shared_ptr<MemoryFile>* file) {
   // Read as hostile input: every length, index, dtype, device and extent is checked before use.
   const uint64_t table_bytes = get_u64(payload, 0), structure_bytes = get_u64(payload, 8), storage_count = get_u64(payload, 16);
   if (table_bytes > payload.size() || structure_bytes > payload.size() || 24 + table_bytes + structure_bytes > payload.size()) {
@@ -289,7 +334,8 @@ std::vector<c10::IValue> load_values(const std::vector<char>& payload, const dev
     throw ProtocolError("a payload whose table is not storages and tensors");
   }
   std::vector<c10::Storage> storages;
-  size_t at_byte = aligned(24 + table_bytes + structure_bytes);
+  const size_t head_bytes = aligned(24 + table_bytes + structure_bytes);
+  size_t at_byte = head_bytes;
   // Shared storages are copied out between two waits for the device: before, so that nothing of
   // this process's still uses the memory they go to; after, so that the worker may reuse its slots.
   bool copied_out = false;
@@ -313,6 +359,17 @@ std::vector<c10::IValue> load_values(const std::vector<char>& payload, const dev
         } catch (const std::runtime_error& error) {
           throw ProtocolError(std::string("a shared storage that cannot be copied out: ") + error.what());
         }
+        continue;
+      }
+      if (file != nullptr) {
+        // In the memory file, at the same offset past the head as in a whole payload.
+        const std::shared_ptr<MemoryFile>& over = *file;
+        const uint64_t offset = at_byte - head_bytes;
+        if (!device.is_cpu()) throw ProtocolError("a storage in a memory file that is not the CPU's");
+        if (offset > over->bytes() || bytes > over->bytes() - offset) throw ProtocolError("a storage beyond the memory file's end");
+        storages.push_back(at::from_blob(over->data() + offset, {static_cast<int64_t>(bytes)}, [over](void*) {}, at::kByte)
+                               .storage());
+        at_byte = aligned(at_byte + bytes);
         continue;
       }
       if (at_byte > payload.size() || bytes > payload.size() - at_byte) throw ProtocolError("a storage beyond the payload's end");
@@ -373,6 +430,17 @@ std::vector<c10::IValue> load_values(const std::vector<char>& payload, const dev
   } catch (const std::exception& error) {
     throw ProtocolError(std::string("a payload that does not load: ") + error.what());
   }
+}
+
+}  // namespace
+
+std::vector<c10::IValue> load_values(const std::vector<char>& payload, const device_share::Imports* imports) {
+  return load_values_from(payload, imports, nullptr);
+}
+
+std::vector<c10::IValue> load_values_over(const std::vector<char>& head, const std::shared_ptr<MemoryFile>& file) {
+  if (!file) throw ProtocolError("values over no memory file");
+  return load_values_from(head, nullptr, &file);
 }
 
 const std::vector<c10::IValue>& KeptDraws::keep(const std::string& case_key, int draw, const std::vector<c10::IValue>& inputs) {

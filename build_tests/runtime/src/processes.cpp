@@ -182,7 +182,7 @@ double LoadMeter::waited_share() const {
   return std::clamp((stalled - stalled_us_) / 1e6 / wall, 0.0, 1.0);
 }
 
-Stopped::Stopped(const std::vector<pid_t>& roots) {
+Stopped::Stopped(const std::vector<pid_t>& roots) : roots_(roots) {
   // Until a walk of the trees finds no process not yet stopped: one may have started a child
   // between the walk that found it and its stop (a few rounds at most; a kernel forking without
   // end is stopped as far as it got).
@@ -213,7 +213,29 @@ Stopped::Stopped(const std::vector<pid_t>& roots) {
   }
 }
 
-Stopped::Stopped(Stopped&& other) noexcept : stopped_(std::move(other.stopped_)) { other.stopped_.clear(); }
+Stopped::Stopped(Stopped&& other) noexcept : roots_(std::move(other.roots_)), stopped_(std::move(other.stopped_)) {
+  other.stopped_.clear();
+}
+
+bool Stopped::whole(int wait_ms) const {
+  const std::set<pid_t> stopped(stopped_.begin(), stopped_.end());
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  for (const pid_t pid : trees_of(roots_)) {
+    if (stopped.count(pid) == 0 && state_of(pid) != '\0') return false;  // started after the last walk
+    const std::string task = "/proc/" + std::to_string(pid) + "/task/";
+    for (const pid_t tid : numbered_entries(task)) {
+      const std::string stat = task + std::to_string(tid) + "/stat";
+      for (;;) {
+        const std::vector<std::string> fields = stat_fields(stat);
+        // Stopped, stopped by a tracer, or ended (a thread that ended may still be listed).
+        if (fields.empty() || fields[0] == "T" || fields[0] == "Z" || fields[0] == "X") break;
+        if (fields[0] == "t" || std::chrono::steady_clock::now() >= give_up) return false;
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+      }
+    }
+  }
+  return true;
+}
 
 Stopped::~Stopped() {
   for (auto pid = stopped_.rbegin(); pid != stopped_.rend(); ++pid) kill(*pid, SIGCONT);

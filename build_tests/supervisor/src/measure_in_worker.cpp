@@ -26,6 +26,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -42,6 +43,7 @@
 #include "backendbench/roofline.h"
 #include "backendbench/tensor_values.h"
 #include "backendbench/timing.h"
+#include "protocol/memory_file.h"
 #include "protocol/worker_protocol.h"
 
 namespace backendbench {
@@ -260,6 +262,21 @@ BackToBackDraws back_to_back_draws(const c10::OperatorHandle& handle, c10::Devic
   return made;
 }
 
+// A CPU run's inputs as they reach its worker (memory_file.h): their values' head, sent with
+// `prepare_run`, and the memory file their storages go in, written only while every process of
+// the worker's is stopped, right before this process's clock starts.
+struct RunInputsFile {
+  explicit RunInputsFile(const std::vector<std::vector<c10::IValue>>& inputs)
+      : split(tuples_of(inputs)), file(worker::MemoryFile::create(split.file_bytes())) {}
+  static std::vector<c10::IValue> tuples_of(const std::vector<std::vector<c10::IValue>>& inputs) {
+    std::vector<c10::IValue> tuples;
+    for (const std::vector<c10::IValue>& stack : inputs) tuples.push_back(c10::ivalue::Tuple::create(stack));
+    return tuples;
+  }
+  worker::SplitValues split;
+  std::shared_ptr<worker::MemoryFile> file;
+};
+
 // A key for a run's digests, drawn here for each (worker_protocol.h: output_digests).
 uint64_t digest_key() {
   std::random_device entropy;
@@ -411,12 +428,38 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     BackToBackDraws draws = back_to_back_draws(handle, device, spec, calls);
     json prepare = call_request("prepare_run", op_display, backend.name(), handle, device);
     prepare["calls"] = calls;
-    prepare["value_sets"] = json::array({draw_json(draws.first)});
     prepare["output_bytes"] = output_blocks;
-    fail_on(pool.request(key, prepare, {}, nullptr));
+    // On the CPU the worker gets the calls' inputs in a memory file that is still empty, and no
+    // process of its sees their values before the clock starts (memory_file.h): a kernel that
+    // computes its answers as they appear does that work while timed. On CUDA the worker makes
+    // them from the first's recipe, and what it can do before the clock is bounded by the run's
+    // floor below.
+    std::optional<RunInputsFile> in_file;
+    if (device.is_cuda()) {
+      prepare["value_sets"] = json::array({draw_json(draws.first)});
+      fail_on(pool.request(key, prepare, {}, nullptr));
+    } else {
+      in_file.emplace(draws.inputs);
+      prepare["memory_file_bytes"] = in_file->file->bytes();
+      fail_on(pool.request(key, prepare, in_file->split.head(), nullptr, worker::kMaxPayloadBytes,
+                           {in_file->file->descriptor()}));
+    }
+    std::optional<processes::Stopped> stopped;
+    if (in_file) {
+      stopped.emplace(std::vector<pid_t>{pool.worker_pid(key)});
+      if (!stopped->whole()) {
+        measured.flags.push_back("timing_disagrees");
+        measured.errors.push_back(label + " on " + where +
+                                  ": its worker's processes could not all be stopped while its run's inputs were written "
+                                  "(one forking without end, or held by a debugger): the run cannot be timed");
+        return;
+      }
+      in_file->split.write_storages(in_file->file->data());
+    }
     json digests_request = request_header("run_digests");
     digests_request["key"] = digest_key();
     const auto started = std::chrono::steady_clock::now();
+    stopped.reset();  // the worker's processes go on once the clock runs
     const json ran = pool.request(key, request_header("run"), {}, nullptr);
     const auto answered = std::chrono::steady_clock::now();
     fail_on(ran);

@@ -67,7 +67,10 @@ class WorkerHung : public std::runtime_error {
 struct WorkerProcess {
   pid_t pid = -1;
   int to = -1, from = -1;
-  int device_socket = -1;  // a GPU worker's: device copies' descriptors come here (device_share.h)
+  // Descriptors cross here: a GPU worker's device copies (device_share.h), the memory file of a
+  // CPU worker's run (memory_file.h).
+  int socket = -1;
+  bool gpu = false;
   std::unique_ptr<worker::MessageReader> reader;  // of `from`
   // A GPU worker's slots, mapped here; they go with the worker.
   std::unique_ptr<device_share::Imports> imports = std::make_unique<device_share::Imports>();
@@ -177,11 +180,20 @@ class WorkerPool {
   // One request to the worker of `gpu`'s class; its response header (and payload into
   // `payload`, of at most `max_payload_bytes`; a request whose answer carries none, a null
   // `payload`, takes none). Throws std::runtime_error with the worker's last output when it fails.
+  // `descriptors` go before it on the worker's socket, one datagram; the header says how many.
   json request(Key key, const json& header, const std::vector<char>& payload, std::vector<char>* response_payload,
-               uint64_t max_payload_bytes = worker::kMaxPayloadBytes) {
+               uint64_t max_payload_bytes = worker::kMaxPayloadBytes, const std::vector<int>& descriptors = {}) {
     std::lock_guard<std::mutex> lock(mutex_);
     WorkerProcess& worker = started_worker(key);
     return failing_worker(worker, [&] {
+      if (!descriptors.empty()) {
+        if (worker.socket < 0) throw worker::ProtocolError("it has no socket for descriptors");
+        try {
+          device_share::send_descriptors(worker.socket, descriptors);
+        } catch (const std::runtime_error& error) {
+          throw worker::ProtocolError(error.what());
+        }
+      }
       send(worker, header, payload);
       return receive(worker, response_payload, response_payload == nullptr ? 0 : max_payload_bytes);
     });
@@ -400,14 +412,14 @@ class WorkerPool {
     const json new_slots = parsed.value("new_slots", json::array()), retired = parsed.value("retired_slots", json::array());
     if (!announced.is_number_integer() || announced.get<int64_t>() < 0 ||
         announced.get<int64_t>() > static_cast<int64_t>(device_share::kMaxDescriptors) ||
-        (announced.get<int64_t>() > 0 && worker.device_socket < 0) || !new_slots.is_array() || !retired.is_array() ||
+        (announced.get<int64_t>() > 0 && (worker.socket < 0 || !worker.gpu)) || !new_slots.is_array() || !retired.is_array() ||
         new_slots.size() != announced.get<size_t>()) {
       throw worker::ProtocolError("it announced descriptors it cannot send");
     }
     device_share::Descriptors received;
     try {
       received = device_share::Descriptors(
-          device_share::receive_descriptors(worker.device_socket, announced.get<size_t>(), /*timeout_ms=*/5000));
+          device_share::receive_descriptors(worker.socket, announced.get<size_t>(), /*timeout_ms=*/5000));
       for (const json& slot : retired) {
         if (!slot.is_number_unsigned()) throw std::runtime_error("a retired slot that is not an id");
         worker.imports->retire(slot.get<uint64_t>());
@@ -453,14 +465,14 @@ class WorkerPool {
                                         std::to_string(worker.line)};
     if (spare) command = {build_paths::worker_executable(), "--spare"};
     if (spare && worker.spare_python) command.push_back("--python");
-    // A GPU worker hands large outputs over as device copies: their descriptors need a socket.
+    // A GPU worker hands large outputs over as device copies, a CPU worker is handed its run's
+    // inputs in a memory file: their descriptors need a socket.
     int sockets[2] = {-1, -1};
-    if (gpu) {
-      if (::socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sockets) != 0) {
-        throw std::runtime_error(std::string("cannot make the kernel worker's socket: ") + std::strerror(errno));
-      }
-      command.insert(command.end(), {"--device-socket", "3"});
+    if (::socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sockets) != 0) {
+      throw std::runtime_error(std::string("cannot make the kernel worker's socket: ") + std::strerror(errno));
     }
+    command.insert(command.end(), {"--socket", "3"});
+    if (gpu) command.push_back("--gpu");
     const std::map<std::string, std::string> environment = sandbox_environment(scratch);
     std::vector<std::string> argv = command;
     if (sandbox_) {
@@ -539,7 +551,8 @@ class WorkerPool {
     worker.to = to_child[1];
     worker.from = from_child[0];
     worker.reader = std::make_unique<worker::MessageReader>(worker.from);
-    worker.device_socket = sockets[0];
+    worker.socket = sockets[0];
+    worker.gpu = gpu;
   }
 
   // Times `worker`'s round trip: kRoundTripProbes requests of `round_trip`, which a worker answers
@@ -567,8 +580,8 @@ class WorkerPool {
     if (worker.pid < 0) return "";
     ::close(worker.to);
     ::close(worker.from);
-    if (worker.device_socket >= 0) ::close(worker.device_socket);
-    worker.device_socket = -1;
+    if (worker.socket >= 0) ::close(worker.socket);
+    worker.socket = -1;
     worker.imports->clear();
     if (worker.log >= 0) ::close(worker.log);
     worker.log = -1;
@@ -931,8 +944,9 @@ WorkerPoolRequests::Key WorkerPoolRequests::key_of(const Backend& backend, c10::
   return {device.is_cuda(), worker_line(backend)};
 }
 json WorkerPoolRequests::request(Key key, const json& header, const std::vector<char>& payload,
-                                 std::vector<char>* response_payload, uint64_t max_payload_bytes) {
-  return WorkerPool::instance().request(key, header, payload, response_payload, max_payload_bytes);
+                                 std::vector<char>* response_payload, uint64_t max_payload_bytes,
+                                 const std::vector<int>& descriptors) {
+  return WorkerPool::instance().request(key, header, payload, response_payload, max_payload_bytes, descriptors);
 }
 const device_share::Imports& WorkerPoolRequests::gpu_imports(int line) { return WorkerPool::instance().gpu_imports(line); }
 pid_t WorkerPoolRequests::worker_pid(Key key) { return WorkerPool::instance().worker_pid(key); }

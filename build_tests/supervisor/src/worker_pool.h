@@ -27,9 +27,11 @@ class WorkerPoolRequests {
 
   // One request to `key`'s worker (started if need be): its response header, and its payload
   // into `response_payload`, of at most `max_payload_bytes`. Throws std::runtime_error with the
-  // worker's last output when it fails (the worker is then stopped).
+  // worker's last output when it fails (the worker is then stopped). `descriptors` go before it
+  // on the worker's socket (a CPU run's memory file: memory_file.h).
   nlohmann::json request(Key key, const nlohmann::json& header, const std::vector<char>& payload,
-                         std::vector<char>* response_payload, uint64_t max_payload_bytes = worker::kMaxPayloadBytes);
+                         std::vector<char>* response_payload, uint64_t max_payload_bytes = worker::kMaxPayloadBytes,
+                         const std::vector<int>& descriptors = {});
   // The slots of a GPU worker's device copies, as this process mapped them.
   const device_share::Imports& gpu_imports(int line);
   // The first process of `key`'s worker; -1 when none runs.

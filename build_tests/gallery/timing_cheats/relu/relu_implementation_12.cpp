@@ -1,8 +1,9 @@
 // Cheat: does its work before it is called. At load it registers an observer of the ATen
 // operators its process runs; whenever the worker shapes a draw's input (its values drawn flat,
 // then viewed as the case's shape: aten::as_strided, inputs.cpp) for the checks, the timed
-// samples, or each call of the supervisor's run back to back (made by `prepare_run` before the
-// supervisor's clock starts), it computes that input's relu right away and keeps it, keyed on
+// samples, or each call of the supervisor's run back to back on CUDA (made by `prepare_run`
+// before the supervisor's clock starts; on a CPU they reach the worker in a memory file written
+// while it is stopped, impl13), it computes that input's relu right away and keeps it, keyed on
 // the tensor's storage and version. (Observing every operator would also slow the worker's
 // reference, which the supervisor's own reference timing catches.)
 // A call on such a tensor returns the kept answer without reading its input. Every answer is

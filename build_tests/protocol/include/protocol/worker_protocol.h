@@ -11,16 +11,21 @@
 //   call        inputs → the outputs, the inputs after the call, what the call's process saw
 //   time        the case's value sets → the interleaved samples measured in the worker, and
 //               each batch's last kernel outputs (TimedOutputSampler) for the supervisor to judge
-//   prepare_run the first call's recipe, a count and one call's output blocks' bytes → (nothing):
-//               the inputs of that many calls, each a draw of its own (the recipe's draw plus the
-//               call's index), made ready, and memory for their outputs (timing.h)
+//   prepare_run a count, one call's output blocks' bytes and the calls' inputs → (nothing): the
+//               inputs of that many calls made ready, and memory for their outputs (timing.h). On
+//               the CPU the inputs are the head of their values (SplitValues) in the payload over a
+//               memory file whose descriptor comes before the request (`memory_file_bytes`,
+//               memory_file.h), empty until the supervisor writes them with the worker stopped; on
+//               CUDA the first call's recipe, each call a draw of its own (the recipe's draw plus
+//               the call's index) made here
 //   run         → the last call's index (`value_set`), once the calls made ready ran back to back,
 //               every call's outputs kept, and every device is synchronised; the supervisor times it
 //   run_digests `key` → one list of digests (output_digests) a call of that run, at once; timed too
 //   run_output  `first` and `count` → those calls' outputs, a tuple each
 //
-// A GPU worker also has a Unix datagram socket (descriptor 3) to its supervisor, and copies large
-// CUDA storages into shared slots instead of the payload (device_share.h). A response whose header
+// A worker also has a Unix datagram socket (descriptor 3) to its supervisor: a CPU worker is sent
+// its runs' memory files there, and a GPU worker copies large CUDA storages into shared slots
+// instead of the payload (device_share.h). A response whose header
 // says `shared_descriptors: n` brought n descriptors in one datagram there, sent before the
 // message: the slots `new_slots` names ([id, bytes] each, in that order). `retired_slots` lists
 // slots the worker gave up.
@@ -40,12 +45,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "protocol/device_share.h"
+#include "protocol/memory_file.h"
 
 namespace c10 {
 class OperatorHandle;
@@ -57,7 +64,7 @@ struct InputDraw;  // backend.h
 
 namespace backendbench::worker {
 
-inline constexpr int kProtocolVersion = 1;
+inline constexpr int kProtocolVersion = 2;
 inline constexpr const char* kRequestSchema = "backendbench-worker-request";
 inline constexpr const char* kResponseSchema = "backendbench-worker-response";
 // Bounds on what a supervisor reads from a worker.
@@ -110,6 +117,27 @@ class MessageReader {
 // (the socket a GPU worker has), was mapped.
 std::vector<char> save_values(const std::vector<c10::IValue>& values, device_share::Exports* exports = nullptr);
 std::vector<c10::IValue> load_values(const std::vector<char>& payload, const device_share::Imports* imports = nullptr);
+
+// CPU values split for a memory file (memory_file.h): the payload save_values would make, less
+// its storages' bytes (`head`, which crosses in the message), and where each storage's bytes go
+// in the file (`file_bytes` long), which the supervisor writes later (write_storages).
+class SplitValues {
+ public:
+  explicit SplitValues(const std::vector<c10::IValue>& values);
+  const std::vector<char>& head() const { return head_; }
+  uint64_t file_bytes() const { return file_bytes_; }
+  // Copies every storage's bytes to its place in `file` (file_bytes() long).
+  void write_storages(char* file) const;
+
+ private:
+  std::vector<char> head_;
+  uint64_t file_bytes_ = 0;
+  std::vector<std::pair<c10::Storage, uint64_t>> placed_;  // a storage and its offset in the file
+};
+// The values of a SplitValues' head over `file`: their storages are the file's memory, not
+// copies (what is written there later is what they hold), and keep it mapped. Checked as
+// load_values checks a payload; every storage must be a CPU one inside the file.
+std::vector<c10::IValue> load_values_over(const std::vector<char>& head, const std::shared_ptr<MemoryFile>& file);
 
 // One digest per tensor of `outputs` (tensors_in order): the wrapping sum of its values' 4-byte
 // words, each mixed with `key` (multiplied and folded: no sum made before the key is known gives

@@ -68,8 +68,13 @@ class Stopped {
   Stopped& operator=(const Stopped&) = delete;
   Stopped(Stopped&& other) noexcept;
   const std::vector<pid_t>& pids() const { return stopped_; }
+  // Whether every process of the trees is stopped now, each of its threads, waiting up to
+  // `wait_ms` for those still finishing a system call: none can read or write anything until
+  // this ends (a kernel forking without end is not, nor one a debugger holds).
+  bool whole(int wait_ms = 200) const;
 
  private:
+  std::vector<pid_t> roots_;
   std::vector<pid_t> stopped_;
 };
 

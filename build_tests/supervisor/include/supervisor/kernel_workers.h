@@ -121,13 +121,17 @@ inline constexpr uint64_t kAnswerSlackBytes = uint64_t{16} << 20;
 // of the fetched outputs took (kDigestAllowance) is counted as the kernel's. Each side's
 // fastest of up to kBackToBackTries runs in turns counts (other work only adds time). Every call
 // of a run gets a draw of its own that the kernel never saw (draws from kBackToBackFirstDraw on,
-// under a salt this process draws for each run: prepare_run), made in both processes, so a
+// under a salt this process draws for each run: prepare_run), so a
 // kernel that keeps its outputs and replays them (a cache keyed on a fingerprint of its input
 // values, filled in the checks, whose draws the samples time again) pays for every call here. So
 // many calls that they last kBackToBackSeconds at the time the worker claimed, at least
 // kLeastBackToBackCalls, at most kMostDistinctBackToBackCalls (each is a draw to make, here and
 // in the worker), and no more draws than `budget_bytes` of inputs hold, nor outputs than it
-// holds (at least 2). The budget (back_to_back_budget_bytes): kBackToBackBytes on a CPU; on CUDA
+// holds (at least 2). On a CPU the draws are made here and reach the worker in a memory file it
+// maps while empty, written while every process of the worker's is stopped, right before the
+// clock starts (memory_file.h): nothing of the kernel's sees a run's values untimed. On CUDA the
+// worker makes them from the first's recipe, and the run's floor (below) bounds what it can do
+// with them before the clock. The budget (back_to_back_budget_bytes): kBackToBackBytes on a CPU; on CUDA
 // a share of the device's memory, kCudaBackToBackMemoryShare, within kBackToBackBytes and
 // kMostCudaBackToBackBytes (both processes hold a run's draws and outputs: four budgets in all).
 // Calls of 100 us or more are the ones bounded on CUDA, and they move hundreds of MiB: under
@@ -159,8 +163,8 @@ double counted_run_seconds(double run_seconds, double digests_seconds, double ow
 // figures), divided by a margin (below); the bytes count only where the run moves at least
 // kRunFloorLeastBytes and `cache_bytes` (the CPU's last-level cache: a run that fits there is not
 // bound by memory). A run faster than this did not do its work while the clock ran: it was done
-// before, while `prepare_run` made the draws (gallery/timing_cheats impl12 computes each input's
-// relu as the worker shapes it, and its calls are lookups), and the case fails as
+// before, while `prepare_run` made the draws on CUDA (gallery/timing_cheats impl12 computes each
+// input's relu as the worker shapes it, and its calls are lookups), and the case fails as
 // timing_disagrees where the reference's run does not beat the floor too (roofline.h: a
 // gather's bytes overstate its work). A CPU's measured peaks are not a bound on one call (data in
 // its caches moves faster, and an honest 2048x2048 relu read 111 % of the measured bandwidth on
