@@ -160,7 +160,9 @@ for case in cases:
         if impl == "impl13":
             # No pass within kAllowed of its twin: its claim is a steady 3.4x, which the run's
             # floor alone allowed when the run's inputs were made where the kernel could see them.
-            check(got is not None and ((got[0] == "error" and any(said in got[1] for said in ("its worker timed the kernel at", "back to back"))) or
+            # Its observer and thread can also slow its worker's reference past the supervisor's bound.
+            caught = ("its worker timed the kernel at", "back to back", "its worker timed the reference at")
+            check(got is not None and ((got[0] == "error" and any(said in got[1] for said in caught)) or
                                        (case, impl) in counted_back_to_back or
                                        (got[0] == "uncertain" and got[1] is not None and got[1] <= 1.0)),
                   f"{case} {impl}: work done as the run's inputs appear fails as timing_disagrees, is counted by the supervisor's clock, or counts no gain on a busy machine ({str(got)[:300]})")

@@ -245,10 +245,11 @@ std::string judge_timed_outputs(const json& measurement, const std::vector<char>
 
 // The inputs of one back-to-back run: a draw of its own for every call, from
 // kBackToBackFirstDraw on, under a salt drawn here for this run alone (kernel_workers.h): values
-// the kernel never saw, which the worker makes from the first's recipe (prepare_run).
+// the kernel never saw: on a CPU handed to the worker in a memory file, on CUDA made by the worker
+// from the first's recipe (prepare_run).
 struct BackToBackDraws {
   InputDraw first;
-  std::vector<std::vector<c10::IValue>> inputs;  // one stack a call, made as the worker makes them
+  std::vector<std::vector<c10::IValue>> inputs;  // one stack a call, made as a CUDA worker makes them
 };
 
 BackToBackDraws back_to_back_draws(const c10::OperatorHandle& handle, c10::Device device, const CaseSpec& spec,
