@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a CUDA machine: the timing cheats (build_tests/gallery/timing_cheats: a forged GPU timer, a
 # deferral, forged answers on the worker's descriptor, a cache of outputs, and the CPU's clock
-# patches) beside their honest twin, through ./bench on the relu inputs of
+# patches; and build_tests/gallery/cuda_timing_cheats: a kernel left on the GPU to watch a run's
+# inputs appear) beside their honest twin, through ./bench on the relu inputs of
 # build_tests/tests/fixtures/cuda_timing_cheats, judged by build_tests/tests/timing_cheats.py
 # --device cuda: on calls of 100 us or more no cheat gains more than 10 % over its honest twin.
 # A .cpp kernel runs on the CPU whatever the run's device, so each gallery file is built here as
@@ -20,6 +21,8 @@ for source in build_tests/gallery/timing_cheats/relu/*.cpp; do
   { echo "#ifndef BACKENDBENCH_DEVICE_PART  // $source as a CUDA kernel's host part"; cat "$source"; echo "#endif"; } \
     >"$kernels/relu/$(basename "${source%.cpp}").cu"
 done
+# And the cheats that exist only on CUDA (a watcher on the GPU), as they are.
+cp build_tests/gallery/cuda_timing_cheats/relu/*.cu "$kernels/relu/"
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 cmake -S . -B build-cuda-timing-cheats "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -169,7 +170,7 @@ TEST(MemoryFile, ValuesLoadedOverAFileHoldWhatIsWrittenThereLater) {
   const std::vector<c10::IValue> values = {c10::ivalue::Tuple::create({first.t(), 2.5}), second};
   const SplitValues split(values);
   const std::shared_ptr<MemoryFile> file = MemoryFile::create(split.file_bytes());
-  const std::vector<c10::IValue> loaded = load_values_over(split.head(), file);
+  const std::vector<c10::IValue> loaded = load_values_over(split.head(), memory_over(file));
   ASSERT_EQ(loaded.size(), 2u);
   const at::Tensor over_first = loaded[0].toTupleRef().elements()[0].toTensor(), over_second = loaded[1].toTensor();
   EXPECT_EQ(over_first.sizes(), first.t().sizes());
@@ -186,16 +187,68 @@ TEST(MemoryFile, AHeadThatReachesPastTheFileIsRefused) {
   const std::shared_ptr<MemoryFile> page = MemoryFile::create(16);  // a page, at least
   ASSERT_EQ(page->bytes(), static_cast<uint64_t>(sysconf(_SC_PAGESIZE)));
   const int64_t fits = static_cast<int64_t>(page->bytes() / 4);
-  EXPECT_EQ(load_values_over(SplitValues({at::ones({fits}, at::kFloat)}).head(), page).at(0).toTensor().numel(), fits);
+  EXPECT_EQ(load_values_over(SplitValues({at::ones({fits}, at::kFloat)}).head(), memory_over(page)).at(0).toTensor().numel(), fits);
   try {
-    (void)load_values_over(SplitValues({at::ones({fits + 1}, at::kFloat)}).head(), page);
+    (void)load_values_over(SplitValues({at::ones({fits + 1}, at::kFloat)}).head(), memory_over(page));
     FAIL() << "a storage a float longer than the file was loaded";
   } catch (const ProtocolError& error) {
     EXPECT_NE(std::string(error.what()).find("a storage beyond the memory file's end"), std::string::npos) << error.what();
   }
-  if (at::hasCUDA()) {
-    EXPECT_THROW((void)SplitValues({at::ones({4}, at::TensorOptions().device(at::kCUDA))}), ProtocolError);
+  // The same head, its storage said to be CUDA's: a worker would build a CUDA tensor over host
+  // memory.
+  const std::vector<char> head = SplitValues({at::ones({4}, at::kFloat)}).head();
+  uint64_t table_bytes = 0, structure_bytes = 0;
+  std::memcpy(&table_bytes, head.data(), 8);
+  std::memcpy(&structure_bytes, head.data() + 8, 8);
+  std::string table(head.data() + 24, table_bytes);
+  const size_t cpu = table.find("\"cpu\"");
+  ASSERT_NE(cpu, std::string::npos) << table;
+  table.replace(cpu, 5, "\"cuda:0\"");
+  std::vector<char> forged(24 + table.size() + structure_bytes + 64, 0);
+  std::memcpy(forged.data(), head.data(), 24);
+  const uint64_t forged_table_bytes = table.size();
+  std::memcpy(forged.data(), &forged_table_bytes, 8);
+  std::memcpy(forged.data() + 24, table.data(), table.size());
+  std::memcpy(forged.data() + 24 + table.size(), head.data() + 24 + table_bytes, structure_bytes);
+  forged.resize((24 + table.size() + structure_bytes + 63) / 64 * 64);
+  try {
+    (void)load_values_over(forged, memory_over(page));
+    FAIL() << "a CUDA storage was laid over a CPU memory file";
+  } catch (const ProtocolError& error) {
+    EXPECT_NE(std::string(error.what()).find("a storage in a memory file of another device"), std::string::npos) << error.what();
   }
+}
+
+// On CUDA a run's inputs are laid over device memory the supervisor exports (device_share.h:
+// DeviceMemoryFile): the worker's import is the same memory, and what the supervisor writes there
+// later is what the values loaded over it hold.
+TEST(MemoryFile, OnCudaValuesLoadedOverAnImportedAllocationHoldWhatIsWrittenThereLater) {
+  const c10::Device cuda(c10::DeviceType::CUDA, 0);
+  if (!at::hasCUDA() || !device_share::available(cuda)) GTEST_SKIP() << "no CUDA device that shares memory";
+  const at::Tensor first = at::arange(1 << 20, at::TensorOptions().dtype(at::kFloat).device(cuda)).reshape({1024, 1024});
+  const at::Tensor second = at::arange(7, at::TensorOptions().dtype(at::kInt).device(cuda));
+  const SplitValues split({first.t(), second});
+  EXPECT_EQ(split.device(), cuda);
+  const std::shared_ptr<device_share::DeviceMemoryFile> made = device_share::DeviceMemoryFile::create(split.file_bytes(), cuda);
+  ASSERT_GE(made->descriptor(), 0);
+  const std::shared_ptr<device_share::DeviceMemoryFile> imported =
+      device_share::DeviceMemoryFile::adopt(made->descriptor(), split.file_bytes(), cuda);
+  EXPECT_THROW((void)device_share::DeviceMemoryFile::adopt(made->descriptor(), split.file_bytes() + (uint64_t{1} << 30), cuda),
+               std::runtime_error)
+      << "an import is mapped no longer than the allocation";
+  const std::vector<c10::IValue> loaded = load_values_over(split.head(), memory_over(imported));
+  ASSERT_EQ(loaded.size(), 2u);
+  const at::Tensor over_first = loaded[0].toTensor(), over_second = loaded[1].toTensor();
+  EXPECT_EQ(over_first.device(), cuda);
+  EXPECT_EQ(over_first.strides(), first.t().strides());
+  at::Tensor(over_first).zero_();
+  at::Tensor(over_second).zero_();
+  split.write_storages(made->data());
+  EXPECT_TRUE(at::equal(over_first, first.t()));
+  EXPECT_TRUE(at::equal(over_second, second));
+  // CPU storages are not laid over a CUDA allocation.
+  EXPECT_THROW((void)load_values_over(SplitValues({at::ones({4}, at::kFloat)}).head(), memory_over(imported)), ProtocolError);
+  EXPECT_THROW((void)SplitValues({first, at::ones({4}, at::kFloat)}), ProtocolError) << "one memory file, one device";
 }
 
 // The worker maps only a sealed memory file of the size its request says: one it could shrink
@@ -366,7 +419,7 @@ TEST(WorkerProtocol, APrepareRunIsACountOfCallsWithinTheBoundAndItsInputs) {
   for (size_t i = 0; i + 1 < bad; ++i) {
     EXPECT_NE(answers[i].value("error", "").find("a 'prepare_run' without a count of calls from 1 to " +
                                                  std::to_string(worker::kMostBackToBackCalls) +
-                                                 ", or without its inputs: a memory file on the CPU"),
+                                                 ", or without its inputs: a memory file"),
               std::string::npos)
         << "request " << i << ": " << answers[i].dump();
   }

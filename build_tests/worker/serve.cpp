@@ -258,21 +258,21 @@ json answer_time(const json& header, const std::vector<char>& payload, std::vect
   return answer;
 }
 
-// The calls a `prepare_run` made ready for the `run` that follows: one stack of inputs each, a
-// draw of its own (its recipe's draw plus the call's index), made before the supervisor's clock
-// starts.
+// The calls a `prepare_run` made ready for the `run` that follows: one stack of inputs each, over
+// the memory the supervisor writes their values in (or, on CUDA without shared memory, each a draw
+// of its own: its recipe's draw plus the call's index, made before the supervisor's clock starts).
 struct PreparedRun {
   BoundCall call;
   c10::Device device;
   std::vector<std::vector<c10::IValue>> inputs;
-  std::shared_ptr<worker::MemoryFile> file;  // a CPU run's, which its inputs are over
+  std::shared_ptr<const void> memory;  // the memory file its inputs are over
 };
 
 // The memory file of the last run, kept until the next `prepare_run`: unmapped with its inputs'
 // last tensor, in the run's last call, it cost that call 14 ms of the supervisor's clock (256 MiB).
-std::shared_ptr<worker::MemoryFile>& last_run_file() {
-  static auto* file = new std::shared_ptr<worker::MemoryFile>;
-  return *file;
+std::shared_ptr<const void>& last_run_memory() {
+  static auto* memory = new std::shared_ptr<const void>;
+  return *memory;
 }
 
 std::optional<PreparedRun>& prepared_run() {
@@ -286,21 +286,28 @@ std::vector<std::vector<c10::IValue>>& run_outputs() {
   return *outputs;
 }
 
-// The calls' inputs of a CPU run: the request's head of their values over the memory file whose
-// descriptor came before it (memory_file.h), still empty. The supervisor writes their values while
-// this worker's processes are stopped, and lets them go on once its clock runs.
+// The calls' inputs of a run: the request's head of their values over the memory file whose
+// descriptor came before it (memory_file.h; on CUDA device_share.h: DeviceMemoryFile), still
+// empty. The supervisor writes their values while this worker's processes are stopped, and lets
+// them go on once its clock runs.
 std::vector<std::vector<c10::IValue>> inputs_over_memory_file(const json& header, const std::vector<char>& head,
                                                               device_share::Descriptors descriptor, int64_t calls,
-                                                              std::shared_ptr<worker::MemoryFile>& file) {
+                                                              c10::Device device, std::shared_ptr<const void>& memory) {
   const json bytes = header.value("memory_file_bytes", json());
   if (!bytes.is_number_unsigned() || bytes.get<uint64_t>() > worker::kMaxPayloadBytes) {
     throw std::runtime_error("a 'prepare_run' whose 'memory_file_bytes' is not a byte count");
   }
-  const int taken = dup(descriptor.get().at(0));  // adopt() closes what it is given
-  if (taken < 0) throw std::runtime_error("a 'prepare_run' whose memory file cannot be taken");
-  file = worker::MemoryFile::adopt(taken, bytes.get<uint64_t>());
+  worker::MemoryOver over;
+  if (device.is_cuda()) {
+    over = worker::memory_over(device_share::DeviceMemoryFile::adopt(descriptor.get().at(0), bytes.get<uint64_t>(), device));
+  } else {
+    const int taken = dup(descriptor.get().at(0));  // adopt() closes what it is given
+    if (taken < 0) throw std::runtime_error("a 'prepare_run' whose memory file cannot be taken");
+    over = worker::memory_over(worker::MemoryFile::adopt(taken, bytes.get<uint64_t>()));
+  }
+  memory = over.owner;
   std::vector<std::vector<c10::IValue>> inputs;
-  for (const c10::IValue& call : worker::load_values_over(head, file)) {
+  for (const c10::IValue& call : worker::load_values_over(head, over)) {
     if (!call.isTuple()) throw std::runtime_error("a 'prepare_run' whose inputs are not a tuple a call");
     const auto& elements = call.toTupleRef().elements();
     inputs.emplace_back(elements.begin(), elements.end());
@@ -309,8 +316,9 @@ std::vector<std::vector<c10::IValue>> inputs_over_memory_file(const json& header
   return inputs;
 }
 
-// A run's calls made ready: on the CPU their inputs over the memory file the supervisor fills
-// later; on CUDA each a draw of its own (the recipe's draw plus the call's index), made here.
+// A run's calls made ready: their inputs over the memory file the supervisor fills later; on CUDA
+// where memory cannot be shared, each a draw of its own (the recipe's draw plus the call's
+// index), made here.
 json answer_prepare_run(const json& header, const std::vector<char>& payload, int socket) {
   // The memory file's descriptor came before the request: taken first, whatever else is wrong,
   // so that the next request does not find it.
@@ -323,9 +331,9 @@ json answer_prepare_run(const json& header, const std::vector<char>& payload, in
   const json recipes = header.value("value_sets", json());
   const json output_bytes = header.value("output_bytes", json::array());
   if (!calls.is_number_unsigned() || calls.get<int64_t>() < 1 || calls.get<int64_t>() > worker::kMostBackToBackCalls ||
-      over_file != device.is_cpu() || (!over_file && (!recipes.is_array() || recipes.size() != 1))) {
+      (!over_file && (device.is_cpu() || !recipes.is_array() || recipes.size() != 1))) {
     throw std::runtime_error("a 'prepare_run' without a count of calls from 1 to " + std::to_string(worker::kMostBackToBackCalls) +
-                             ", or without its inputs: a memory file on the CPU, the first call's recipe on CUDA");
+                             ", or without its inputs: a memory file, or on CUDA the first call's recipe");
   }
   std::vector<uint64_t> blocks;
   uint64_t total = 0;
@@ -342,11 +350,11 @@ json answer_prepare_run(const json& header, const std::vector<char>& payload, in
   }
   prepared_run().reset();
   run_outputs().clear();
-  last_run_file().reset();
+  last_run_memory().reset();
   std::vector<std::vector<c10::IValue>> inputs;
-  std::shared_ptr<worker::MemoryFile> file;
+  std::shared_ptr<const void> memory;
   if (over_file) {
-    inputs = inputs_over_memory_file(header, payload, std::move(descriptor), calls.get<int64_t>(), file);
+    inputs = inputs_over_memory_file(header, payload, std::move(descriptor), calls.get<int64_t>(), device, memory);
   } else {
     json drawn = recipes.at(0);
     const int first = drawn.at("draw").get<int>();
@@ -355,7 +363,7 @@ json answer_prepare_run(const json& header, const std::vector<char>& payload, in
       inputs.push_back(drawn_inputs(drawn, op, device));
     }
   }
-  PreparedRun prepared{backend.bind(op, inputs.at(0), device), device, std::move(inputs), std::move(file)};
+  PreparedRun prepared{backend.bind(op, inputs.at(0), device), device, std::move(inputs), std::move(memory)};
   ready_output_blocks(device, blocks, calls.get<int64_t>());  // as the supervisor's reference run (timing.h)
   synchronize_all_devices();  // the inputs are made before the clock starts
   prepared_run() = std::move(prepared);
@@ -369,7 +377,7 @@ json answer_run(bool& fatal) {
   if (!prepared_run()) throw std::runtime_error("a 'run' without a 'prepare_run' before it");
   PreparedRun prepared = std::move(*prepared_run());
   prepared_run().reset();
-  last_run_file() = prepared.file;
+  last_run_memory() = prepared.memory;
   json answer = response_header();
   std::vector<std::vector<c10::IValue>> outputs;
   outputs.reserve(prepared.inputs.size());

@@ -219,6 +219,15 @@ bool available(c10::Device device) {
   return ok;
 }
 
+bool one_process_at_a_time(c10::Device device) {
+  if (!device.is_cuda() || !driver().loaded) return false;
+  int shared_by_mps = 1;
+  // A driver that does not know the attribute (before CUDA 12.x) is taken to share.
+  return driver().device_get_attribute(&shared_by_mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, device.has_index() ? device.index() : 0) ==
+             CUDA_SUCCESS &&
+         shared_by_mps == 0;
+}
+
 // Worker side.
 
 struct Exports::Slot {
@@ -378,9 +387,55 @@ void Imports::synchronize() const { check(driver().synchronize(), "cuCtxSynchron
 
 void Imports::clear() { slots_.clear(); }
 
+// A run's inputs in device memory.
+
+struct DeviceMemoryFile::Allocation {
+  Mapping mapping;
+};
+
+DeviceMemoryFile::DeviceMemoryFile(std::unique_ptr<Allocation> allocation, uint64_t bytes, c10::Device device, int descriptor)
+    : allocation_(std::move(allocation)), bytes_(bytes), device_(device), descriptor_(descriptor) {}
+
+DeviceMemoryFile::~DeviceMemoryFile() {
+  if (descriptor_ >= 0) ::close(descriptor_);
+}
+
+char* DeviceMemoryFile::data() const { return reinterpret_cast<char*>(static_cast<uintptr_t>(allocation_->mapping.address)); }
+
+std::shared_ptr<DeviceMemoryFile> DeviceMemoryFile::create(uint64_t bytes, c10::Device device) {
+  if (!available(device)) throw std::runtime_error("device memory cannot be shared on " + device.str());
+  const int index = device.has_index() ? device.index() : 0;
+  auto allocation = std::make_unique<Allocation>();
+  allocation->mapping.size = rounded_size(std::max<uint64_t>(bytes, 1), index);
+  const CUmemAllocationProp prop = properties(index);
+  check(driver().create(&allocation->mapping.handle, allocation->mapping.size, &prop, 0), "cuMemCreate");
+  allocation->mapping.map(index, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+  int descriptor = -1;
+  check(driver().export_handle(&descriptor, allocation->mapping.handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+        "cuMemExportToShareableHandle");
+  return std::shared_ptr<DeviceMemoryFile>(
+      new DeviceMemoryFile(std::move(allocation), bytes, c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index)),
+                           descriptor));
+}
+
+std::shared_ptr<DeviceMemoryFile> DeviceMemoryFile::adopt(int descriptor, uint64_t bytes, c10::Device device) {
+  if (!available(device)) throw std::runtime_error("device memory cannot be shared on " + device.str());
+  const int index = device.has_index() ? device.index() : 0;
+  auto allocation = std::make_unique<Allocation>();
+  check(driver().import_handle(&allocation->mapping.handle, reinterpret_cast<void*>(static_cast<uintptr_t>(descriptor)),
+                               CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+        "cuMemImportFromShareableHandle");
+  allocation->mapping.size = rounded_size(std::max<uint64_t>(bytes, 1), index);
+  // Mapping more than the allocation holds fails here: the size is only the request's claim.
+  allocation->mapping.map(index, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+  return std::shared_ptr<DeviceMemoryFile>(
+      new DeviceMemoryFile(std::move(allocation), bytes, c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index)), -1));
+}
+
 #else  // no CUDA headers: nothing is shared
 
 bool available(c10::Device) { return false; }
+bool one_process_at_a_time(c10::Device) { return false; }
 struct Exports::Slot {};
 Exports::Exports(uint64_t limit_bytes) : limit_bytes_(limit_bytes) {}
 Exports::~Exports() = default;
@@ -396,6 +451,17 @@ void Imports::retire(uint64_t slot) { throw std::runtime_error("slot " + std::to
 at::Tensor Imports::copy_out(uint64_t slot, uint64_t) const { throw std::runtime_error("slot " + std::to_string(slot) + " was never announced"); }
 void Imports::synchronize() const {}
 void Imports::clear() {}
+struct DeviceMemoryFile::Allocation {};
+DeviceMemoryFile::DeviceMemoryFile(std::unique_ptr<Allocation> allocation, uint64_t bytes, c10::Device device, int descriptor)
+    : allocation_(std::move(allocation)), bytes_(bytes), device_(device), descriptor_(descriptor) {}
+DeviceMemoryFile::~DeviceMemoryFile() = default;
+char* DeviceMemoryFile::data() const { return nullptr; }
+std::shared_ptr<DeviceMemoryFile> DeviceMemoryFile::create(uint64_t, c10::Device) {
+  throw std::runtime_error("this build cannot share device memory");
+}
+std::shared_ptr<DeviceMemoryFile> DeviceMemoryFile::adopt(int, uint64_t, c10::Device) {
+  throw std::runtime_error("this build cannot share device memory");
+}
 
 #endif
 

@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include <cerrno>
@@ -305,24 +306,51 @@ std::vector<char> save_values(const std::vector<c10::IValue>& values, device_sha
 SplitValues::SplitValues(const std::vector<c10::IValue>& values) {
   const Serialized made = serialize(values, nullptr);
   head_ = head_of(made);
+  bool first = true;
   for (const c10::Storage& storage : made.kept) {
-    if (storage.device().type() != c10::DeviceType::CPU) throw ProtocolError("a storage for a memory file that is not the CPU's");
+    const c10::Device device = storage.device();
+    if (!device.is_cpu() && !device.is_cuda()) throw ProtocolError("a storage for a memory file that is not the CPU's or CUDA's");
+    if (!first && device != device_) throw ProtocolError("storages of one memory file on two devices");
+    device_ = device;
+    first = false;
     placed_.emplace_back(storage, file_bytes_);
     file_bytes_ = aligned(file_bytes_ + storage.nbytes());
   }
 }
 
 void SplitValues::write_storages(char* file) const {
-  for (const auto& [storage, offset] : placed_) {
-    if (storage.nbytes() > 0) std::memcpy(file + offset, storage.data(), storage.nbytes());
+  if (device_.is_cpu()) {
+    for (const auto& [storage, offset] : placed_) {
+      if (storage.nbytes() > 0) std::memcpy(file + offset, storage.data(), storage.nbytes());
+    }
+    return;
   }
+  // A kernel on the GPU's compute engine, not a copy (cudaMemcpy may take a copy engine, which
+  // can run beside another process's kernel): device_share.h, DeviceMemoryFile.
+  const at::TensorOptions bytes = at::TensorOptions().dtype(at::kByte).device(device_);
+  for (const auto& [storage, offset] : placed_) {
+    if (storage.nbytes() == 0) continue;
+    at::Tensor into = at::from_blob(file + offset, {static_cast<int64_t>(storage.nbytes())}, [](void*) {}, bytes);
+    at::bitwise_or_out(into, storage_bytes(storage), 0);
+  }
+  c10::impl::getDeviceGuardImpl(device_.type())->synchronizeDevice(device_.index());
+}
+
+MemoryOver memory_over(const std::shared_ptr<MemoryFile>& file) {
+  if (!file) throw ProtocolError("values over no memory file");
+  return {file->data(), file->bytes(), c10::Device(c10::DeviceType::CPU), file};
+}
+
+MemoryOver memory_over(const std::shared_ptr<device_share::DeviceMemoryFile>& file) {
+  if (!file) throw ProtocolError("values over no memory file");
+  return {file->data(), file->bytes(), file->device(), file};
 }
 
 namespace {
 
-// load_values, or with `file` load_values_over: the storages' bytes are then the file's.
+// load_values, or with `over` load_values_over: the storages' bytes are then that memory's.
 std::vector<c10::IValue> load_values_from(const std::vector<char>& payload, const device_share::Imports* imports,
-                                          const std::shared_ptr<MemoryFile>* file) {
+                                          const MemoryOver* over) {
   // Read as hostile input: every length, index, dtype, device and extent is checked before use.
   const uint64_t table_bytes = get_u64(payload, 0), structure_bytes = get_u64(payload, 8), storage_count = get_u64(payload, 16);
   if (table_bytes > payload.size() || structure_bytes > payload.size() || 24 + table_bytes + structure_bytes > payload.size()) {
@@ -361,13 +389,17 @@ std::vector<c10::IValue> load_values_from(const std::vector<char>& payload, cons
         }
         continue;
       }
-      if (file != nullptr) {
-        // In the memory file, at the same offset past the head as in a whole payload.
-        const std::shared_ptr<MemoryFile>& over = *file;
+      if (over != nullptr) {
+        // In the memory, at the same offset past the head as in a whole payload.
         const uint64_t offset = at_byte - head_bytes;
-        if (!device.is_cpu()) throw ProtocolError("a storage in a memory file that is not the CPU's");
-        if (offset > over->bytes() || bytes > over->bytes() - offset) throw ProtocolError("a storage beyond the memory file's end");
-        storages.push_back(at::from_blob(over->data() + offset, {static_cast<int64_t>(bytes)}, [over](void*) {}, at::kByte)
+        const c10::Device memory_device = over->device;
+        if (device.type() != memory_device.type() || (device.is_cuda() && (device.has_index() ? device.index() : 0) != memory_device.index())) {
+          throw ProtocolError("a storage in a memory file of another device");
+        }
+        if (offset > over->bytes || bytes > over->bytes - offset) throw ProtocolError("a storage beyond the memory file's end");
+        std::shared_ptr<const void> owner = over->owner;
+        storages.push_back(at::from_blob(over->data + offset, {static_cast<int64_t>(bytes)}, [owner](void*) {},
+                                         at::TensorOptions().dtype(at::kByte).device(memory_device))
                                .storage());
         at_byte = aligned(at_byte + bytes);
         continue;
@@ -438,9 +470,9 @@ std::vector<c10::IValue> load_values(const std::vector<char>& payload, const dev
   return load_values_from(payload, imports, nullptr);
 }
 
-std::vector<c10::IValue> load_values_over(const std::vector<char>& head, const std::shared_ptr<MemoryFile>& file) {
-  if (!file) throw ProtocolError("values over no memory file");
-  return load_values_from(head, nullptr, &file);
+std::vector<c10::IValue> load_values_over(const std::vector<char>& head, const MemoryOver& memory) {
+  if (memory.data == nullptr || !memory.owner) throw ProtocolError("values over no memory file");
+  return load_values_from(head, nullptr, &memory);
 }
 
 const std::vector<c10::IValue>& KeptDraws::keep(const std::string& case_key, int draw, const std::vector<c10::IValue>& inputs) {

@@ -245,8 +245,8 @@ std::string judge_timed_outputs(const json& measurement, const std::vector<char>
 
 // The inputs of one back-to-back run: a draw of its own for every call, from
 // kBackToBackFirstDraw on, under a salt drawn here for this run alone (kernel_workers.h): values
-// the kernel never saw: on a CPU handed to the worker in a memory file, on CUDA made by the worker
-// from the first's recipe (prepare_run).
+// the kernel never saw, handed to the worker in a memory file (on CUDA where device memory cannot
+// be shared, made by the worker from the first's recipe: prepare_run).
 struct BackToBackDraws {
   InputDraw first;
   std::vector<std::vector<c10::IValue>> inputs;  // one stack a call, made as a CUDA worker makes them
@@ -263,19 +263,31 @@ BackToBackDraws back_to_back_draws(const c10::OperatorHandle& handle, c10::Devic
   return made;
 }
 
-// A CPU run's inputs as they reach its worker (memory_file.h): their values' head, sent with
-// `prepare_run`, and the memory file their storages go in, written only while every process of
-// the worker's is stopped, right before this process's clock starts.
+// A run's inputs as they reach its worker (memory_file.h; on CUDA device_share.h:
+// DeviceMemoryFile): their values' head, sent with `prepare_run`, and the memory file their
+// storages go in, written only while every process of the worker's is stopped, right before this
+// process's clock starts.
 struct RunInputsFile {
-  explicit RunInputsFile(const std::vector<std::vector<c10::IValue>>& inputs)
-      : split(tuples_of(inputs)), file(worker::MemoryFile::create(split.file_bytes())) {}
+  RunInputsFile(const std::vector<std::vector<c10::IValue>>& inputs, c10::Device device) : split(tuples_of(inputs)) {
+    if (device.is_cuda()) {
+      on_device = device_share::DeviceMemoryFile::create(split.file_bytes(), split.device());
+    } else {
+      on_host = worker::MemoryFile::create(split.file_bytes());
+    }
+  }
   static std::vector<c10::IValue> tuples_of(const std::vector<std::vector<c10::IValue>>& inputs) {
     std::vector<c10::IValue> tuples;
     for (const std::vector<c10::IValue>& stack : inputs) tuples.push_back(c10::ivalue::Tuple::create(stack));
     return tuples;
   }
+  uint64_t bytes() const { return on_device ? on_device->bytes() : on_host->bytes(); }
+  int descriptor() const { return on_device ? on_device->descriptor() : on_host->descriptor(); }
+  // Writes the values (on CUDA by a kernel, waited for: worker_protocol.h, SplitValues).
+  void write() const { split.write_storages(on_device ? on_device->data() : on_host->data()); }
+
   worker::SplitValues split;
-  std::shared_ptr<worker::MemoryFile> file;
+  std::shared_ptr<worker::MemoryFile> on_host;
+  std::shared_ptr<device_share::DeviceMemoryFile> on_device;
 };
 
 // A key for a run's digests, drawn here for each (worker_protocol.h: output_digests).
@@ -430,20 +442,27 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     json prepare = call_request("prepare_run", op_display, backend.name(), handle, device);
     prepare["calls"] = calls;
     prepare["output_bytes"] = output_blocks;
-    // On the CPU the worker gets the calls' inputs in a memory file that is still empty, and no
-    // process of its sees their values before the clock starts (memory_file.h): a kernel that
-    // computes its answers as they appear does that work while timed. On CUDA the worker makes
-    // them from the first's recipe, and what it can do before the clock is bounded by the run's
-    // floor below.
+    // The worker gets the calls' inputs in a memory file that is still empty, and no process of
+    // its sees their values before the clock starts (memory_file.h; on CUDA no kernel of its runs
+    // on the GPU while they are written: device_share.h, DeviceMemoryFile): a kernel that
+    // computes its answers as they appear does that work while timed. On CUDA where device memory
+    // cannot be shared, MPS runs processes' kernels side by side, or a call's inputs are on the
+    // host too, the worker makes them from the first's recipe, and what it can do before the clock
+    // is bounded by the run's floor below.
     std::optional<RunInputsFile> in_file;
-    if (device.is_cuda()) {
+    if (device.is_cpu() || (device_share::available(device) && device_share::one_process_at_a_time(device))) {
+      try {
+        in_file.emplace(draws.inputs, device);
+      } catch (const worker::ProtocolError&) {
+        if (device.is_cpu()) throw;  // on CUDA a call with host tensors too: made from the recipe
+      }
+    }
+    if (!in_file) {
       prepare["value_sets"] = json::array({draw_json(draws.first)});
       fail_on(pool.request(key, prepare, {}, nullptr));
     } else {
-      in_file.emplace(draws.inputs);
-      prepare["memory_file_bytes"] = in_file->file->bytes();
-      fail_on(pool.request(key, prepare, in_file->split.head(), nullptr, worker::kMaxPayloadBytes,
-                           {in_file->file->descriptor()}));
+      prepare["memory_file_bytes"] = in_file->bytes();
+      fail_on(pool.request(key, prepare, in_file->split.head(), nullptr, worker::kMaxPayloadBytes, {in_file->descriptor()}));
     }
     std::optional<processes::Stopped> stopped;
     if (in_file) {
@@ -455,7 +474,7 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
                                   "(one forking without end, or held by a debugger): the run cannot be timed");
         return;
       }
-      in_file->split.write_storages(in_file->file->data());
+      in_file->write();
     }
     json digests_request = request_header("run_digests");
     digests_request["key"] = digest_key();

@@ -33,6 +33,9 @@ inline constexpr size_t kMaxDescriptors = 250;
 
 // Whether this process can export and import memory of `device` as descriptors.
 bool available(c10::Device device);
+// Whether `device` runs one process's kernels at a time: it does unless MPS shares its contexts
+// (the driver says so), which lets kernels of different processes run side by side.
+bool one_process_at_a_time(c10::Device device);
 
 // Worker side: the shared buffers ("slots") a worker copies its answers' large storages into.
 // Each slot is an exportable allocation, exported and sent once; later answers reuse it, so an
@@ -100,6 +103,45 @@ class Imports {
  private:
   struct Slot;
   std::map<uint64_t, std::unique_ptr<Slot>> slots_;
+};
+
+// A run's inputs handed from the supervisor to a CUDA kernel worker in device memory it cannot
+// read before the supervisor's clock starts (memory_file.h's CUDA twin; kernel_workers.h:
+// bound_by_back_to_back). The supervisor makes an exportable allocation, maps it read-write and
+// sends its descriptor with `prepare_run`; the worker imports and maps it read-write and builds
+// the calls' inputs over it while it is still empty. The supervisor then stops the worker's
+// processes, writes the values with a kernel of its own (worker_protocol.h: SplitValues), waits
+// for it and starts its clock. A kernel of the worker's left running on the GPU to watch the
+// memory does not run meanwhile: without MPS a GPU runs one process's kernels at a time, and
+// the supervisor's write is a kernel, not a copy engine's transfer, which could overlap it. (Under
+// MPS that does not hold: one_process_at_a_time() is false, and the supervisor does not use one.)
+class DeviceMemoryFile {
+ public:
+  // Supervisor side: a new exportable allocation of at least `bytes` on `device`, mapped
+  // read-write here; descriptor() is what the worker is sent. Throws std::runtime_error when the
+  // driver refuses or sharing is not available().
+  static std::shared_ptr<DeviceMemoryFile> create(uint64_t bytes, c10::Device device);
+  // Worker side: the allocation `descriptor` exports, of at least `bytes` on `device`, mapped
+  // read-write. Does not close `descriptor`. Throws std::runtime_error otherwise.
+  static std::shared_ptr<DeviceMemoryFile> adopt(int descriptor, uint64_t bytes, c10::Device device);
+  DeviceMemoryFile(const DeviceMemoryFile&) = delete;
+  DeviceMemoryFile& operator=(const DeviceMemoryFile&) = delete;
+  ~DeviceMemoryFile();
+
+  // The allocation's address on device(): its first bytes() are the run's.
+  char* data() const;
+  uint64_t bytes() const { return bytes_; }
+  c10::Device device() const { return device_; }
+  // The exported descriptor (-1 in the worker, which imported it).
+  int descriptor() const { return descriptor_; }
+
+ private:
+  struct Allocation;
+  DeviceMemoryFile(std::unique_ptr<Allocation> allocation, uint64_t bytes, c10::Device device, int descriptor);
+  std::unique_ptr<Allocation> allocation_;
+  uint64_t bytes_;
+  c10::Device device_;
+  int descriptor_;
 };
 
 // Descriptors over a Unix datagram socket: all of them in one datagram.

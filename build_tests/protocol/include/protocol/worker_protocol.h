@@ -12,20 +12,21 @@
 //   time        the case's value sets → the interleaved samples measured in the worker, and
 //               each batch's last kernel outputs (TimedOutputSampler) for the supervisor to judge
 //   prepare_run a count, one call's output blocks' bytes and the calls' inputs → (nothing): the
-//               inputs of that many calls made ready, and memory for their outputs (timing.h). On
-//               the CPU the inputs are the head of their values (SplitValues) in the payload over a
-//               memory file whose descriptor comes before the request (`memory_file_bytes`,
-//               memory_file.h), empty until the supervisor writes them with the worker stopped; on
-//               CUDA the first call's recipe, each call a draw of its own (the recipe's draw plus
-//               the call's index) made here
+//               inputs of that many calls made ready, and memory for their outputs (timing.h). The
+//               inputs are the head of their values (SplitValues) in the payload over a memory
+//               file whose descriptor comes before the request (`memory_file_bytes`;
+//               memory_file.h, on CUDA device_share.h's DeviceMemoryFile), empty until the
+//               supervisor writes them with the worker stopped; on CUDA without shared memory the
+//               first call's recipe, each call a draw of its own (the recipe's draw plus the
+//               call's index) made here
 //   run         → the last call's index (`value_set`), once the calls made ready ran back to back,
 //               every call's outputs kept, and every device is synchronised; the supervisor times it
 //   run_digests `key` → one list of digests (output_digests) a call of that run, at once; timed too
 //   run_output  `first` and `count` → those calls' outputs, a tuple each
 //
-// A worker also has a Unix datagram socket (descriptor 3) to its supervisor: a CPU worker is sent
-// its runs' memory files there, and a GPU worker copies large CUDA storages into shared slots
-// instead of the payload (device_share.h). A response whose header
+// A worker also has a Unix datagram socket (descriptor 3) to its supervisor: it is sent its runs'
+// memory files there, and a GPU worker copies large CUDA storages into shared slots instead of
+// the payload (device_share.h). A response whose header
 // says `shared_descriptors: n` brought n descriptors in one datagram there, sent before the
 // message: the slots `new_slots` names ([id, bytes] each, in that order). `retired_slots` lists
 // slots the worker gave up.
@@ -118,26 +119,42 @@ class MessageReader {
 std::vector<char> save_values(const std::vector<c10::IValue>& values, device_share::Exports* exports = nullptr);
 std::vector<c10::IValue> load_values(const std::vector<char>& payload, const device_share::Imports* imports = nullptr);
 
-// CPU values split for a memory file (memory_file.h): the payload save_values would make, less
-// its storages' bytes (`head`, which crosses in the message), and where each storage's bytes go
-// in the file (`file_bytes` long), which the supervisor writes later (write_storages).
+// Values split for a memory file (memory_file.h; on CUDA device_share.h: DeviceMemoryFile): the
+// payload save_values would make, less its storages' bytes (`head`, which crosses in the
+// message), and where each storage's bytes go in the file (`file_bytes` long), which the
+// supervisor writes later (write_storages). Every storage must be on one device, the CPU or one
+// CUDA device.
 class SplitValues {
  public:
   explicit SplitValues(const std::vector<c10::IValue>& values);
   const std::vector<char>& head() const { return head_; }
   uint64_t file_bytes() const { return file_bytes_; }
-  // Copies every storage's bytes to its place in `file` (file_bytes() long).
+  c10::Device device() const { return device_; }
+  // Copies every storage's bytes to its place in `file` (file_bytes() long, on device()). On CUDA
+  // by a kernel (device_share.h says why), and waits for it: the values are there on return.
   void write_storages(char* file) const;
 
  private:
   std::vector<char> head_;
   uint64_t file_bytes_ = 0;
+  c10::Device device_ = c10::Device(c10::DeviceType::CPU);
   std::vector<std::pair<c10::Storage, uint64_t>> placed_;  // a storage and its offset in the file
 };
-// The values of a SplitValues' head over `file`: their storages are the file's memory, not
-// copies (what is written there later is what they hold), and keep it mapped. Checked as
-// load_values checks a payload; every storage must be a CPU one inside the file.
-std::vector<c10::IValue> load_values_over(const std::vector<char>& head, const std::shared_ptr<MemoryFile>& file);
+
+// Memory a SplitValues' storages are laid over: a CPU memory file's or a CUDA one's.
+struct MemoryOver {
+  char* data = nullptr;  // an address on `device`
+  uint64_t bytes = 0;
+  c10::Device device = c10::Device(c10::DeviceType::CPU);
+  std::shared_ptr<const void> owner;  // kept mapped while any storage over it lives
+};
+MemoryOver memory_over(const std::shared_ptr<MemoryFile>& file);
+MemoryOver memory_over(const std::shared_ptr<device_share::DeviceMemoryFile>& file);
+
+// The values of a SplitValues' head over `memory`: their storages are its memory, not copies
+// (what is written there later is what they hold), and keep it mapped. Checked as load_values
+// checks a payload; every storage must be on the memory's device and inside it.
+std::vector<c10::IValue> load_values_over(const std::vector<char>& head, const MemoryOver& memory);
 
 // One digest per tensor of `outputs` (tensors_in order): the wrapping sum of its values' 4-byte
 // words, each mixed with `key` (multiplied and folded: no sum made before the key is known gives
