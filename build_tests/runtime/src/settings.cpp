@@ -193,6 +193,18 @@ const std::vector<Setting>& settings_table() {
          s.sandbox = text == "bwrap";
          return true;
        }},
+      {"BACKENDBENCH_CUDA_RUN_INPUTS", "backendbench_cuda_run_inputs", {F::kTests, F::kBench}, "'recipe' or 'shared'",
+       "on CUDA, the inputs of the supervisor's runs back to back are made by the kernel's worker from a recipe "
+       "(recipe: what it does with them before the clock starts is bounded by the run's floor) or written by the "
+       "supervisor into device memory it shares, while the worker is stopped (shared: on an H100 it read honest "
+       "kernels' runs about 14 % slow, and a kernel left running on the GPU can still see the values arrive; "
+       "docs/threat-model.md)",
+       "recipe",
+       [](Settings& s, const std::string& text) {
+         if (text != "recipe" && text != "shared") return false;
+         s.cuda_run_inputs_shared = text == "shared";
+         return true;
+       }},
       {"BACKENDBENCH_LAYOUT", "backendbench_layout", {F::kBench}, "'default' or 'do_bench'",
        "sampling layout: do_bench copies triton.testing.do_bench's (256 MiB write flush, 64 pairs per batch); "
        "applied before the single-field settings below",

@@ -1,16 +1,20 @@
 // Cheat (CUDA only): does the supervisor's run back to back before its clock starts, on the GPU,
-// where stopping the worker's processes does not reach. The run's inputs are laid over device
-// memory the supervisor writes later (device_share.h: DeviceMemoryFile); at load this kernel
-// registers an observer of the tensors its worker lays over memory that is not the caching
-// allocator's (aten::set_, inputs.cpp), and for each one launches, in a CUDA context of its own
-// (so that its worker's synchronisation does not wait for it), a kernel that marks the input's
-// last element, spins until the supervisor's values overwrite the mark, and writes the input's
-// relu into memory of its own. A call on such an input waits for that kernel and returns its
-// answer; any other call is honest (clamp_min). Had the watcher run beside the supervisor's write,
-// the run's work would be done when the clock started and the calls would be lookups. A GPU
-// without MPS runs one context's kernels at a time and the supervisor writes with a kernel, so
-// the watcher is off the GPU until the write is done: its work falls inside the clock, and the
-// case is timed as its honest twin (impl3) is, or fails.
+// where stopping the worker's processes does not reach. Where the run's inputs are laid over
+// device memory the supervisor writes later (BACKENDBENCH_CUDA_RUN_INPUTS=shared; device_share.h:
+// DeviceMemoryFile), at load this kernel registers an observer of the tensors its worker lays
+// over memory that is not the caching allocator's (aten::set_), and for each one launches, in a
+// CUDA context of its own (so that its worker's synchronisation does not wait for it), a kernel
+// that spins until the supervisor's values overwrite a mark it put in the input's last element,
+// then writes the input's relu into memory of its own. A call on such an input waits for that
+// kernel and returns its answer; any other call is honest (clamp_min), so with the inputs made
+// from a recipe (the default) it is its honest twin (impl3).
+// Seen with shared inputs (scripts/cuda_timing_cheats.sh, 2026-12-06): on an H200, with watchers
+// of 132 blocks, the 8 that fitted on the GPU had finished their run's work when its first call
+// came, so it was done in time slices the GPU gave this context while the supervisor wrote (the
+// 9th watcher's mark, queued behind them, landed after the values: the run hung); on an H100,
+// with watchers of 32 blocks, the first call waited 4.1 ms for its watcher (the work timed). Both
+// times the case failed, not for its timing: its worker could not hand over its outputs (to be
+// understood).
 #include <ATen/ATen.h>
 #include <ATen/record_function.h>
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -27,8 +31,6 @@
 namespace {
 
 constexpr uint32_t kMark = 0x7fc0deadu;  // a NaN no drawn value is
-
-__global__ void mark(float* last) { *reinterpret_cast<uint32_t*>(last) = kMark; }
 
 __global__ void watch_then_relu(const float* in, float* out, int64_t n) {
   const volatile uint32_t* last = reinterpret_cast<const volatile uint32_t*>(in) + (n - 1);
@@ -158,9 +160,11 @@ void watch(const at::Tensor& input) {
   if (driver().ctx_push(own_context()) != CUDA_SUCCESS) return;
   cudaStreamCreateWithFlags(&made.stream, cudaStreamNonBlocking);
   cudaEventCreateWithFlags(&made.done, cudaEventDisableTiming);
-  mark<<<1, 1, 0, made.stream>>>(static_cast<float*>(input.data_ptr()) + (input.numel() - 1));
-  // Not waited for here: it spins until the supervisor's values come.
-  watch_then_relu<<<132, 256, 0, made.stream>>>(static_cast<const float*>(input.data_ptr()), made.answer.data_ptr<float>(),
+  // The mark is in place before the request is answered (a copy: no kernel slot to wait for).
+  cudaMemcpy(static_cast<float*>(input.data_ptr()) + (input.numel() - 1), &kMark, sizeof(kMark), cudaMemcpyHostToDevice);
+  // Not waited for here: it spins until the supervisor's values come. Few blocks, so that a run's
+  // every watcher stays resident (16 of 132 SMs' worth each would starve the later ones).
+  watch_then_relu<<<32, 256, 0, made.stream>>>(static_cast<const float*>(input.data_ptr()), made.answer.data_ptr<float>(),
                                                input.numel());
   cudaEventRecord(made.done, made.stream);
   CUcontext popped = nullptr;

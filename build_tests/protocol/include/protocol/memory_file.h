@@ -9,7 +9,8 @@
 // starts its clock and lets them go on: a kernel that computes its answers as its inputs appear
 // does so while the clock runs. Mapped before the values come, the pages cost the run no faults
 // (a fresh mapping's first touch took 70-110 us a MiB on the 2-core machine, a third of a relu).
-// On CUDA the same happens in device memory: device_share.h, DeviceMemoryFile.
+// On CUDA the same can happen in device memory (BACKENDBENCH_CUDA_RUN_INPUTS=shared): device_share.h,
+// DeviceMemoryFile.
 #pragma once
 
 #include <cstdint>

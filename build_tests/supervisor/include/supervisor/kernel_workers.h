@@ -127,13 +127,12 @@ inline constexpr uint64_t kAnswerSlackBytes = uint64_t{16} << 20;
 // many calls that they last kBackToBackSeconds at the time the worker claimed, at least
 // kLeastBackToBackCalls, at most kMostDistinctBackToBackCalls (each is a draw to make, here and
 // in the worker), and no more draws than `budget_bytes` of inputs hold, nor outputs than it
-// holds (at least 2). The draws are made here and reach the worker in a memory file it maps while
-// empty, written while every process of the worker's is stopped, right before the clock starts
-// (memory_file.h; on CUDA device memory this process exports and writes with a kernel, while no
-// kernel of the worker's runs on the GPU: device_share.h, DeviceMemoryFile): nothing of the
-// kernel's sees a run's values untimed. On CUDA where memory cannot be shared (or a call's inputs
-// are on the host too) the worker makes them from the first's recipe, and the run's floor (below)
-// bounds what it can do with them before the clock. The budget (back_to_back_budget_bytes): kBackToBackBytes on a CPU; on CUDA
+// holds (at least 2). On a CPU the draws are made here and reach the worker in a memory file it
+// maps while empty, written while every process of the worker's is stopped, right before the
+// clock starts (memory_file.h): nothing of the kernel's sees a run's values untimed. On CUDA the
+// worker makes them from the first's recipe, and the run's floor (below) bounds what it can do
+// with them before the clock (BACKENDBENCH_CUDA_RUN_INPUTS=shared writes them as on a CPU, into
+// device memory: device_share.h, DeviceMemoryFile, says what that does not stop). The budget (back_to_back_budget_bytes): kBackToBackBytes on a CPU; on CUDA
 // a share of the device's memory, kCudaBackToBackMemoryShare, within kBackToBackBytes and
 // kMostCudaBackToBackBytes (both processes hold a run's draws and outputs: four budgets in all).
 // Calls of 100 us or more are the ones bounded on CUDA, and they move hundreds of MiB: under
