@@ -1,6 +1,7 @@
 // The kernel worker's protocol (worker_protocol.h): framing, payloads, and hostile messages.
 #include "protocol/worker_protocol.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -255,7 +256,7 @@ TEST(MemoryFile, OnCudaValuesLoadedOverAnImportedAllocationHoldWhatIsWrittenTher
 // would make the supervisor's writes fault.
 TEST(MemoryFile, AWorkerAdoptsOnlyASealedFileOfTheSizeAsked) {
   const std::shared_ptr<MemoryFile> made = MemoryFile::create(8192);
-  EXPECT_THROW((void)MemoryFile::adopt(dup(made->descriptor()), 4096), std::runtime_error);
+  EXPECT_THROW((void)MemoryFile::adopt(made->descriptor(), 4096), std::runtime_error);
   const int unsealed = memfd_create("unsealed", MFD_CLOEXEC);
   ASSERT_GE(unsealed, 0);
   ASSERT_EQ(ftruncate(unsealed, 8192), 0);
@@ -265,7 +266,9 @@ TEST(MemoryFile, AWorkerAdoptsOnlyASealedFileOfTheSizeAsked) {
   } catch (const std::runtime_error& error) {
     EXPECT_NE(std::string(error.what()).find("is not a sealed memory file of 8192 bytes"), std::string::npos) << error.what();
   }
-  const std::shared_ptr<MemoryFile> adopted = MemoryFile::adopt(dup(made->descriptor()), 8192);
+  close(unsealed);
+  const std::shared_ptr<MemoryFile> adopted = MemoryFile::adopt(made->descriptor(), 8192);
+  EXPECT_NE(fcntl(made->descriptor(), F_GETFD), -1) << "adopting a descriptor does not close it";
   made->data()[100] = 42;
   EXPECT_EQ(adopted->data()[100], 42) << "the same memory";
   EXPECT_NE(ftruncate(made->descriptor(), 4096), 0) << "sealed against shrinking";

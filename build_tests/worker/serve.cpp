@@ -301,9 +301,7 @@ std::vector<std::vector<c10::IValue>> inputs_over_memory_file(const json& header
   if (device.is_cuda()) {
     over = worker::memory_over(device_share::DeviceMemoryFile::adopt(descriptor.get().at(0), bytes.get<uint64_t>(), device));
   } else {
-    const int taken = dup(descriptor.get().at(0));  // adopt() closes what it is given
-    if (taken < 0) throw std::runtime_error("a 'prepare_run' whose memory file cannot be taken");
-    over = worker::memory_over(worker::MemoryFile::adopt(taken, bytes.get<uint64_t>()));
+    over = worker::memory_over(worker::MemoryFile::adopt(descriptor.get().at(0), bytes.get<uint64_t>()));
   }
   memory = over.owner;
   std::vector<std::vector<c10::IValue>> inputs;

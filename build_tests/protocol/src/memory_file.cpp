@@ -43,12 +43,10 @@ std::shared_ptr<MemoryFile> MemoryFile::adopt(int descriptor, uint64_t bytes) {
   const int seals = fcntl(descriptor, F_GET_SEALS);
   if (fstat(descriptor, &status) != 0 || !S_ISREG(status.st_mode) || static_cast<uint64_t>(status.st_size) != bytes ||
       seals < 0 || (static_cast<unsigned>(seals) & kSeals) != kSeals) {
-    ::close(descriptor);
     throw std::runtime_error("the descriptor of a run's inputs is not a sealed memory file of " + std::to_string(bytes) +
                              " bytes");
   }
   void* data = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, descriptor, 0);
-  ::close(descriptor);
   if (data == MAP_FAILED) throw system_error("cannot map the memory file of a run's inputs");
   // A child forked later does not share it: unsandboxed, one that leaves the worker's tree (a
   // daemon taken by init) is not among the processes stopped while the supervisor writes. (In the

@@ -25,7 +25,8 @@ class MemoryFile {
   static std::shared_ptr<MemoryFile> create(uint64_t bytes);
   // The file `descriptor` names, which must be a memory file sealed against shrinking and growing
   // of exactly `bytes`, mapped read-write with every page faulted in now, and kept from children
-  // this process forks. Takes `descriptor` (closes it). Throws std::runtime_error otherwise.
+  // this process forks. Does not close `descriptor` (the mapping outlives it). Throws
+  // std::runtime_error otherwise.
   static std::shared_ptr<MemoryFile> adopt(int descriptor, uint64_t bytes);
   MemoryFile(const MemoryFile&) = delete;
   MemoryFile& operator=(const MemoryFile&) = delete;
@@ -33,7 +34,7 @@ class MemoryFile {
 
   char* data() const { return data_; }
   uint64_t bytes() const { return bytes_; }
-  // The file's descriptor (-1 in the worker, which closes it once mapped).
+  // The file's descriptor (-1 where it was adopted: the adopter's to close).
   int descriptor() const { return descriptor_; }
 
  private:
