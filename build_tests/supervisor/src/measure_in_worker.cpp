@@ -245,8 +245,8 @@ std::string judge_timed_outputs(const json& measurement, const std::vector<char>
 
 // The inputs of one back-to-back run: a draw of its own for every call, from
 // kBackToBackFirstDraw on, under a salt drawn here for this run alone (kernel_workers.h): values
-// the kernel never saw, handed to the worker in a memory file (on CUDA where device memory cannot
-// be shared, made by the worker from the first's recipe: prepare_run).
+// the kernel never saw, handed to the worker in a memory file (on CUDA, unless the settings ask for
+// shared device memory, made by the worker from the first's recipe: prepare_run).
 struct BackToBackDraws {
   InputDraw first;
   std::vector<std::vector<c10::IValue>> inputs;  // one stack a call, made as a CUDA worker makes them
@@ -443,9 +443,9 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     prepare["calls"] = calls;
     prepare["output_bytes"] = output_blocks;
     // The worker gets the calls' inputs in a memory file that is still empty, and no process of
-    // its sees their values before the clock starts (memory_file.h; on CUDA no kernel of its runs
-    // on the GPU while they are written: device_share.h, DeviceMemoryFile): a kernel that
-    // computes its answers as they appear does that work while timed. On CUDA only where the
+    // its sees their values before the clock starts (memory_file.h; on CUDA device_share.h's
+    // DeviceMemoryFile says what stopping it does not stop): a kernel that computes its answers
+    // as they appear does that work while timed. On CUDA only where the
     // settings ask (cuda_run_inputs_shared: on an H100 the honest relu's runs read 14 % slow over
     // shared memory, and a kernel left on the GPU still got time slices while the values were
     // written, on an H200), memory can be shared, no MPS runs processes' kernels side by side and
