@@ -270,6 +270,9 @@ BackToBackDraws back_to_back_draws(const c10::OperatorHandle& handle, c10::Devic
 struct RunInputsFile {
   RunInputsFile(const std::vector<std::vector<c10::IValue>>& inputs, c10::Device device) : split(tuples_of(inputs)) {
     if (device.is_cuda()) {
+      // A CUDA run whose inputs hold no CUDA storage (host tensors alone, or no tensor at all)
+      // has nothing for device memory: it is made from the recipe, as one with host tensors too.
+      if (!split.device().is_cuda()) throw worker::ProtocolError("a CUDA run without a CUDA storage among its inputs");
       on_device = device_share::DeviceMemoryFile::create(split.file_bytes(), split.device());
     } else {
       on_host = worker::MemoryFile::create(split.file_bytes());
@@ -457,7 +460,7 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
       try {
         in_file.emplace(draws.inputs, device);
       } catch (const worker::ProtocolError&) {
-        if (device.is_cpu()) throw;  // on CUDA a call with host tensors too: made from the recipe
+        if (device.is_cpu()) throw;  // on CUDA a call with host tensors: made from the recipe
       }
     }
     if (!in_file) {
