@@ -3,12 +3,17 @@
 #include "protocol/device_share.h"
 
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <ATen/ATen.h>
 
+#include <chrono>
 #include <string>
+#include <vector>
 
 #include "protocol/worker_protocol.h"
 
@@ -95,6 +100,89 @@ struct Supervisor {
     exports.sent(changes);
   }
 };
+
+// A process of its own (Python with torch, exec'd: CUDA does not survive a fork) holding the GPU:
+// "idle" has initialised CUDA and waits; "spin" has left a kernel running (torch.cuda._sleep, for
+// minutes). `ready` once it says so.
+struct GpuHolder {
+  explicit GpuHolder(const std::string& mode) {
+    int out[2];
+    if (pipe(out) != 0) return;
+    pid = fork();
+    if (pid == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      const char* script =
+          "import sys, time, torch\n"
+          "torch.zeros(1, device='cuda'); torch.cuda.synchronize()\n"
+          "if sys.argv[1] == 'spin': torch.cuda._sleep(1 << 40)\n"
+          "print('ready', flush=True)\n"
+          "time.sleep(300)\n";
+      execl(BACKENDBENCH_TEST_PYTHON, BACKENDBENCH_TEST_PYTHON, "-c", script, mode.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(out[1]);
+    pollfd wait{out[0], POLLIN, 0};
+    char said[8] = {};
+    ready = pid > 0 && poll(&wait, 1, 120000) == 1 && read(out[0], said, 5) == 5 && std::string(said) == "ready";
+    close(out[0]);
+  }
+  ~GpuHolder() {
+    if (pid <= 0) return;
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  pid_t pid = -1;
+  bool ready = false;
+};
+
+TEST(DeviceShare, AProcessWithoutCudaIsNeverTakenForLocked) {
+  // Everywhere: on a machine whose driver locks processes this one has no CUDA state to lock;
+  // elsewhere nothing can be locked. Either way the run cannot go on as if it were held.
+  const pid_t child = fork();
+  if (child == 0) {
+    execlp("sleep", "sleep", "30", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ASSERT_GT(child, 0);
+  ProcessLocks locks({child}, 100);
+  EXPECT_FALSE(locks.locked());
+  EXPECT_FALSE(locks.error().empty());
+  EXPECT_FALSE(locks.work_left()) << locks.error();
+  EXPECT_TRUE(locks.pids().empty());
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+}
+
+TEST(DeviceShare, AProcessIsLockedOnlyOnceNoWorkOfItsIsLeftOnTheGpu) {
+  if (!at::hasCUDA() || !ProcessLocks::available()) GTEST_SKIP() << "no GPU whose driver locks processes";
+  if (std::string(BACKENDBENCH_TEST_PYTHON).empty()) GTEST_SKIP() << "no Python to hold the GPU with";
+  GpuHolder idle("idle"), spinning("spin");
+  ASSERT_TRUE(idle.ready && spinning.ready) << "the processes holding the GPU did not start";
+  const pid_t no_cuda = fork();
+  if (no_cuda == 0) {
+    execlp("sleep", "sleep", "30", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  {
+    // A tree as a worker's: a process without CUDA (bubblewrap's) is passed over, the worker locked.
+    ProcessLocks locks({no_cuda, idle.pid}, 500);
+    EXPECT_TRUE(locks.locked()) << locks.error();
+    EXPECT_EQ(locks.pids(), std::vector<pid_t>{idle.pid});
+    EXPECT_NO_THROW(locks.unlock());
+    EXPECT_TRUE(locks.pids().empty());
+  }
+  {
+    ProcessLocks locks({idle.pid}, 500);  // unlocked above: it can be locked again
+    EXPECT_TRUE(locks.locked()) << locks.error();
+  }
+  const auto started = std::chrono::steady_clock::now();
+  ProcessLocks refused({idle.pid, spinning.pid}, 300);
+  EXPECT_FALSE(refused.locked());
+  EXPECT_TRUE(refused.work_left()) << refused.error();
+  EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(250)) << "it waited for the kernel";
+  kill(no_cuda, SIGKILL);
+  waitpid(no_cuda, nullptr, 0);
+}
 
 TEST(DeviceShare, ACudaStorageCrossesAsADeviceCopyInASlotUsedAgain) {
   const c10::Device device(c10::DeviceType::CUDA, 0);

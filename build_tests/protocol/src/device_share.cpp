@@ -121,6 +121,11 @@ struct Driver {
   decltype(&::cuMemcpyDtoD) copy = nullptr;
   decltype(&::cuCtxSynchronize) synchronize = nullptr;
   bool loaded = false;
+  // The checkpoint lock (drivers of CUDA 12.8 on): optional, ProcessLocks::available() says.
+  decltype(&::cuCheckpointProcessGetState) process_state = nullptr;
+  decltype(&::cuCheckpointProcessLock) lock_process = nullptr;
+  decltype(&::cuCheckpointProcessUnlock) unlock_process = nullptr;
+  bool locks = false;
 };
 
 const Driver& driver() {
@@ -147,6 +152,10 @@ const Driver& driver() {
     find(d.copy, BACKENDBENCH_NAME_OF(cuMemcpyDtoD));
     find(d.synchronize, BACKENDBENCH_NAME_OF(cuCtxSynchronize));
     d.loaded = all;
+    find(d.process_state, BACKENDBENCH_NAME_OF(cuCheckpointProcessGetState));
+    find(d.lock_process, BACKENDBENCH_NAME_OF(cuCheckpointProcessLock));
+    find(d.unlock_process, BACKENDBENCH_NAME_OF(cuCheckpointProcessUnlock));
+    d.locks = all;
     return d;
   }();
   return loaded;
@@ -432,6 +441,58 @@ std::shared_ptr<DeviceMemoryFile> DeviceMemoryFile::adopt(int descriptor, uint64
       new DeviceMemoryFile(std::move(allocation), bytes, c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index)), -1));
 }
 
+// Other processes' CUDA work held still.
+
+bool ProcessLocks::available() { return driver().locks; }
+
+ProcessLocks::ProcessLocks(const std::vector<pid_t>& pids, int timeout_ms) {
+  if (!available()) {
+    error_ = "this machine's CUDA driver cannot lock processes (cuCheckpointProcessLock)";
+    return;
+  }
+  for (const pid_t pid : pids) {
+    CUprocessState state{};
+    // A process that has not initialised CUDA (bubblewrap, its first process) has no state.
+    if (driver().process_state(static_cast<int>(pid), &state) != CUDA_SUCCESS) continue;
+    if (state != CU_PROCESS_STATE_RUNNING) {
+      error_ = "process " + std::to_string(pid) + " is not running CUDA normally (checkpoint state " +
+               std::to_string(static_cast<int>(state)) + ")";
+      return;
+    }
+    CUcheckpointLockArgs args{};
+    args.timeoutMs = static_cast<unsigned int>(std::max(timeout_ms, 1));
+    const CUresult result = driver().lock_process(static_cast<int>(pid), &args);
+    if (result == CUDA_SUCCESS) {
+      locked_.push_back(pid);
+      continue;
+    }
+    work_left_ = result == CUDA_ERROR_NOT_READY || result == CUDA_ERROR_TIMEOUT;
+    error_ = work_left_ ? "work of process " + std::to_string(pid) + " was still on the GPU after " +
+                              std::to_string(timeout_ms) + " ms"
+                        : "process " + std::to_string(pid) + " could not be locked (CUDA driver error " +
+                              std::to_string(result) + ")";
+    return;
+  }
+  if (locked_.empty()) error_ = "none of the processes uses CUDA";
+}
+
+ProcessLocks::~ProcessLocks() {
+  for (const pid_t pid : locked_) (void)driver().unlock_process(static_cast<int>(pid), nullptr);
+}
+
+void ProcessLocks::unlock() {
+  std::vector<pid_t> locked;
+  locked.swap(locked_);
+  std::string refused;
+  for (const pid_t pid : locked) {
+    const CUresult result = driver().unlock_process(static_cast<int>(pid), nullptr);
+    if (result != CUDA_SUCCESS && refused.empty()) {
+      refused = "process " + std::to_string(pid) + " could not be unlocked (CUDA driver error " + std::to_string(result) + ")";
+    }
+  }
+  if (!refused.empty()) throw std::runtime_error(refused);
+}
+
 #else  // no CUDA headers: nothing is shared
 
 bool available(c10::Device) { return false; }
@@ -463,6 +524,10 @@ std::shared_ptr<DeviceMemoryFile> DeviceMemoryFile::adopt(int, uint64_t, c10::De
   throw std::runtime_error("this build cannot share device memory");
 }
 
+bool ProcessLocks::available() { return false; }
+ProcessLocks::ProcessLocks(const std::vector<pid_t>&, int) : error_("this build cannot lock CUDA processes") {}
+ProcessLocks::~ProcessLocks() = default;
+void ProcessLocks::unlock() {}
 #endif
 
 }  // namespace backendbench::device_share

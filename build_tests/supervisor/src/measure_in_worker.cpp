@@ -293,6 +293,11 @@ struct RunInputsFile {
   std::shared_ptr<device_share::DeviceMemoryFile> on_device;
 };
 
+// How long a CUDA worker's work on the GPU may take to finish when its processes are locked before
+// a run's inputs are written (device_share.h: ProcessLocks): an honest worker has none left by then
+// (it answered prepare_run), and a kernel left watching for the inputs never finishes.
+constexpr int kRunInputsLockMilliseconds = 500;
+
 // A key for a run's digests, drawn here for each (worker_protocol.h: output_digests).
 uint64_t digest_key() {
   std::random_device entropy;
@@ -456,7 +461,8 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     // what it can do before the clock is bounded by the run's floor below.
     std::optional<RunInputsFile> in_file;
     if (device.is_cpu() ||
-        (settings.cuda_run_inputs_shared && device_share::available(device) && device_share::one_process_at_a_time(device))) {
+        (settings.cuda_run_inputs_shared && device_share::available(device) && device_share::one_process_at_a_time(device) &&
+         device_share::ProcessLocks::available())) {
       try {
         in_file.emplace(draws.inputs, device);
       } catch (const worker::ProtocolError&) {
@@ -469,6 +475,24 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     } else {
       prepare["memory_file_bytes"] = in_file->bytes();
       fail_on(pool.request(key, prepare, in_file->split.head(), nullptr, worker::kMaxPayloadBytes, {in_file->descriptor()}));
+    }
+    // On CUDA the worker's processes are locked first (device_share.h: ProcessLocks): the lock is
+    // taken once none of their work is left on the GPU, and none starts until the clock runs. A
+    // kernel left running there (watching for the values to arrive) is refused the run.
+    std::optional<device_share::ProcessLocks> locks;
+    if (in_file && in_file->on_device) {
+      locks.emplace(processes::tree_of(pool.worker_pid(key)), kRunInputsLockMilliseconds);
+      if (!locks->locked()) {
+        measured.flags.push_back("timing_disagrees");
+        measured.errors.push_back(
+            label + " on " + where + ": " +
+            (locks->work_left() ? "its worker's work was still running on the GPU when its run's inputs were to be written (" +
+                                      locks->error() + "): a kernel left running before the clock starts, as one that "
+                                      "watches for the inputs to arrive; the run cannot be timed"
+                                : "its worker's processes could not be locked while its run's inputs were written (" +
+                                      locks->error() + "): the run cannot be timed"));
+        return;
+      }
     }
     std::optional<processes::Stopped> stopped;
     if (in_file) {
@@ -486,6 +510,7 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     digests_request["key"] = digest_key();
     const auto started = std::chrono::steady_clock::now();
     stopped.reset();  // the worker's processes go on once the clock runs
+    if (locks) locks->unlock();  // running again: the driver's thread in each answers
     const json ran = pool.request(key, request_header("run"), {}, nullptr);
     const auto answered = std::chrono::steady_clock::now();
     fail_on(ran);

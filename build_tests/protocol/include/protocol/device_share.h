@@ -19,9 +19,12 @@
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace backendbench::device_share {
@@ -145,6 +148,42 @@ class DeviceMemoryFile {
   uint64_t bytes_;
   c10::Device device_;
   int descriptor_;
+};
+
+// Other processes' CUDA work held still: the driver's checkpoint lock (cuCheckpointProcessLock,
+// drivers of CUDA 12.8 on). A locked process's CUDA calls wait until it is unlocked, and the lock
+// is only taken once none of its work is left on the GPU: the driver waits up to a timeout for that
+// work to finish and otherwise leaves the process running. The supervisor locks a CUDA worker's
+// processes before it writes a run's inputs into a DeviceMemoryFile and unlocks them once its
+// clock runs, so that no kernel of theirs runs, or starts, while the values arrive: one left
+// running to watch for them never finishes, and the lock is refused (gallery cuda_timing_cheats,
+// impl14). The driver serves the lock from a thread inside the locked process, so a process that
+// is stopped (SIGSTOP) never answers: lock first, stop after, continue before unlocking. Nothing
+// stops a process that rewrites that thread's answers (the driver's own code) from lying about it.
+class ProcessLocks {
+ public:
+  // Whether this machine's driver can lock processes.
+  static bool available();
+  // Locks each process of `pids` that uses CUDA (one that does not is left alone), waiting up to
+  // `timeout_ms` for its work on the GPU; stops at the first that cannot be locked.
+  ProcessLocks(const std::vector<pid_t>& pids, int timeout_ms);
+  ProcessLocks(const ProcessLocks&) = delete;
+  ProcessLocks& operator=(const ProcessLocks&) = delete;
+  ~ProcessLocks();  // unlocks those still locked
+  // Every process of `pids` that uses CUDA is locked, and at least one does.
+  bool locked() const { return error_.empty(); }
+  // Why not: "" when locked(); work_left() where a process's work did not finish in time.
+  const std::string& error() const { return error_; }
+  bool work_left() const { return work_left_; }
+  // The processes locked (host PIDs).
+  const std::vector<pid_t>& pids() const { return locked_; }
+  // Unlocks each (they must be running, not stopped); throws std::runtime_error when one refuses.
+  void unlock();
+
+ private:
+  std::vector<pid_t> locked_;
+  std::string error_;
+  bool work_left_ = false;
 };
 
 // Descriptors over a Unix datagram socket: all of them in one datagram.
