@@ -196,9 +196,9 @@ const std::vector<Setting>& settings_table() {
       {"BACKENDBENCH_CUDA_RUN_INPUTS", "backendbench_cuda_run_inputs", {F::kTests, F::kBench}, "'recipe' or 'shared'",
        "on CUDA, the inputs of the supervisor's runs back to back are made by the kernel's worker from a recipe "
        "(recipe: what it does with them before the clock starts is bounded by the run's floor) or written by the "
-       "supervisor into device memory it shares, while the worker is stopped (shared: on an H100 it read honest "
-       "kernels' runs about 14 % slow, and a kernel left running on the GPU can still see the values arrive; "
-       "docs/threat-model.md)",
+       "supervisor into device memory it shares, while the worker's processes are locked by the driver (shared: a "
+       "kernel left running on the GPU is refused the run; the unlock, timed, added 0.2-0.4 ms to an honest "
+       "kernel's runs on an H100; docs/threat-model.md)",
        "recipe",
        [](Settings& s, const std::string& text) {
          if (text != "recipe" && text != "shared") return false;

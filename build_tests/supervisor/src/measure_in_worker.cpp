@@ -452,13 +452,13 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     prepare["output_bytes"] = output_blocks;
     // The worker gets the calls' inputs in a memory file that is still empty, and no process of
     // its sees their values before the clock starts (memory_file.h; on CUDA device_share.h's
-    // DeviceMemoryFile says what stopping it does not stop): a kernel that computes its answers
-    // as they appear does that work while timed. On CUDA only where the
-    // settings ask (cuda_run_inputs_shared: on an H100 the honest relu's runs read 14 % slow over
-    // shared memory, and a kernel left on the GPU still got time slices while the values were
-    // written, on an H200), memory can be shared, no MPS runs processes' kernels side by side and
-    // no call has host tensors too; otherwise the worker makes them from the first's recipe, and
-    // what it can do before the clock is bounded by the run's floor below.
+    // DeviceMemoryFile, with the worker's processes locked): a kernel that computes its answers
+    // as they appear does that work while timed. On CUDA only where the settings ask
+    // (cuda_run_inputs_shared: the unlock, after the clock starts, added 0.2-0.4 ms to the honest
+    // relu's runs on an H100), memory can be shared, no MPS runs processes' kernels side by side,
+    // the driver can lock processes and no call has host tensors too; otherwise the worker makes
+    // them from the first's recipe, and what it can do before the clock is bounded by the run's
+    // floor below.
     std::optional<RunInputsFile> in_file;
     if (device.is_cpu() ||
         (settings.cuda_run_inputs_shared && device_share::available(device) && device_share::one_process_at_a_time(device) &&

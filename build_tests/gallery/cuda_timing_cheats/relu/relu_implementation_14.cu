@@ -14,7 +14,10 @@
 // 9th watcher's mark, queued behind them, landed after the values: the run hung); on an H100,
 // with watchers of 32 blocks, the first call waited 4.1 ms for its watcher (the work timed). Both
 // times the case failed, not for its timing: its worker could not hand over its outputs (to be
-// understood).
+// understood). Since then the supervisor locks the worker's processes first (device_share.h:
+// ProcessLocks), which a watcher left running must make it refuse; in the sandbox on an H100
+// (2026-12-06) the case failed before its first run, while timed, on "CUDA error: invalid resource
+// handle" (in this kernel's own context; not understood), so it has not yet met the lock.
 #include <ATen/ATen.h>
 #include <ATen/record_function.h>
 #include <c10/cuda/CUDACachingAllocator.h>

@@ -113,14 +113,15 @@ class Imports {
 // bound_by_back_to_back, where BACKENDBENCH_CUDA_RUN_INPUTS=shared asks for it). The supervisor
 // makes an exportable allocation, maps it read-write and sends its descriptor with `prepare_run`;
 // the worker imports and maps it read-write and builds the calls' inputs over it while it is
-// still empty. The supervisor then stops the worker's processes, writes the values with a kernel
-// of its own (worker_protocol.h: SplitValues; a kernel, not a copy engine's transfer, which runs
-// beside other contexts' kernels), waits for it and starts its clock. What stopping does not
-// reach is a kernel of the worker's left running on the GPU: without MPS the GPU runs one
-// context's kernels at a time, but it still gives such a kernel time slices while the values are
-// written (on an H200 gallery impl14's watchers had finished a run's work before its first call),
-// so that kernel can see them arrive. (Under MPS contexts run side by side:
-// one_process_at_a_time() is false, and the supervisor does not use one.)
+// still empty. The supervisor then locks the worker's processes (ProcessLocks, below: refused
+// while any of their work is left on the GPU), stops them, writes the values with a kernel of its
+// own (worker_protocol.h: SplitValues; a kernel, not a copy engine's transfer, which runs beside
+// other contexts' kernels), waits for it, starts its clock, lets them go on and unlocks them.
+// Stopping alone does not reach a kernel of the worker's left running on the GPU: without MPS the
+// GPU runs one context's kernels at a time, but it still gives such a kernel time slices while the
+// values are written (on an H200 gallery impl14's watchers had finished a run's work before its
+// first call); the lock does. (Under MPS contexts run side by side: one_process_at_a_time() is
+// false, and the supervisor does not use one.)
 class DeviceMemoryFile {
  public:
   // Supervisor side: a new exportable allocation of at least `bytes` on `device`, mapped

@@ -67,7 +67,7 @@ struct Settings {
   // user asks (BACKENDBENCH_SANDBOX=none): kernels still run in workers, unsandboxed.
   bool sandbox = true;
   // On CUDA, a run back to back's inputs reach the kernel worker in device memory the supervisor
-  // writes while the worker is stopped (device_share.h: DeviceMemoryFile), instead of being made
+  // writes while the worker's processes are locked (device_share.h: DeviceMemoryFile, ProcessLocks), instead of being made
   // by the worker from a recipe (BACKENDBENCH_CUDA_RUN_INPUTS=shared; off by default: see there).
   bool cuda_run_inputs_shared = false;
   // The GPU CTest's resource allocation bound this process to (gpu_slot.h); "": none.

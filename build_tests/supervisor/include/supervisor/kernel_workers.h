@@ -132,7 +132,8 @@ inline constexpr uint64_t kAnswerSlackBytes = uint64_t{16} << 20;
 // clock starts (memory_file.h): nothing of the kernel's sees a run's values untimed. On CUDA the
 // worker makes them from the first's recipe, and the run's floor (below) bounds what it can do
 // with them before the clock (BACKENDBENCH_CUDA_RUN_INPUTS=shared writes them as on a CPU, into
-// device memory: device_share.h, DeviceMemoryFile, says what that does not stop). The budget (back_to_back_budget_bytes): kBackToBackBytes on a CPU; on CUDA
+// device memory, while the driver holds the worker's processes: device_share.h, DeviceMemoryFile
+// and ProcessLocks). The budget (back_to_back_budget_bytes): kBackToBackBytes on a CPU; on CUDA
 // a share of the device's memory, kCudaBackToBackMemoryShare, within kBackToBackBytes and
 // kMostCudaBackToBackBytes (both processes hold a run's draws and outputs: four budgets in all).
 // Calls of 100 us or more are the ones bounded on CUDA, and they move hundreds of MiB: under
