@@ -197,8 +197,8 @@ const std::vector<Setting>& settings_table() {
        "on CUDA, the inputs of the supervisor's runs back to back are made by the kernel's worker from a recipe "
        "(recipe: what it does with them before the clock starts is bounded by the run's floor) or written by the "
        "supervisor into device memory it shares, while the worker's processes are locked by the driver (shared: a "
-       "kernel left running on the GPU is refused the run; the unlock, timed, added 0.2-0.4 ms to an honest "
-       "kernel's runs on an H100; docs/threat-model.md)",
+       "kernel left running on the GPU is refused the run; the unlock and the GPU's switch to the worker's "
+       "context, both timed, added 0.3-0.5 ms to an honest kernel's runs on an H100; docs/threat-model.md)",
        "recipe",
        [](Settings& s, const std::string& text) {
          if (text != "recipe" && text != "shared") return false;
