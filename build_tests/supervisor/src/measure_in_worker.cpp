@@ -455,10 +455,10 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     // DeviceMemoryFile, with the worker's processes locked): a kernel that computes its answers
     // as they appear does that work while timed. On CUDA only where the settings ask
     // (cuda_run_inputs_shared: the unlock and the GPU's switch to the worker's context, after the
-    // clock starts, added 0.3-0.5 ms to the honest relu's runs on an H100), memory can be shared, no MPS runs processes' kernels side by side,
-    // the driver can lock processes and no call has host tensors too; otherwise the worker makes
-    // them from the first's recipe, and what it can do before the clock is bounded by the run's
-    // floor below.
+    // clock starts, added 0.3-0.5 ms to the honest relu's runs on an H100), memory can be shared,
+    // no MPS runs processes' kernels side by side, the driver can lock processes and no call has
+    // host tensors too; otherwise the worker makes them from the first's recipe, and what it can
+    // do before the clock is bounded by the run's floor below.
     std::optional<RunInputsFile> in_file;
     if (device.is_cpu() ||
         (settings.cuda_run_inputs_shared && device_share::available(device) && device_share::one_process_at_a_time(device) &&

@@ -161,6 +161,9 @@ class DeviceMemoryFile {
 // impl14). The driver serves the lock from a thread inside the locked process, so a process that
 // is stopped (SIGSTOP) never answers: lock first, stop after, continue before unlocking. Nothing
 // stops a process that rewrites that thread's answers (the driver's own code) from lying about it.
+// Seen on an H100 (2026-12-06): a process of another PID namespace that saw the host's /proc
+// could not be locked (CUDA_ERROR_NOT_INITIALIZED); bubblewrap's workers, which mount their own
+// /proc, could.
 class ProcessLocks {
  public:
   // Whether this machine's driver can lock processes.
