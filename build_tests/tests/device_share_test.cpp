@@ -12,6 +12,7 @@
 #include <ATen/ATen.h>
 
 #include <chrono>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -151,6 +152,34 @@ TEST(DeviceShare, AProcessWithoutCudaIsNeverTakenForLocked) {
   EXPECT_TRUE(locks.pids().empty());
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
+}
+
+TEST(DeviceShare, AFileHeldOpenOrMappedIsSeenInTheProcesssProc) {
+  // /dev/null stands for the GPU's device files, which a CPU machine has none of.
+  const pid_t holder = fork();
+  if (holder == 0) {
+    execlp("sh", "sh", "-c", "exec 3</dev/null; exec sleep 30", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ASSERT_GT(holder, 0);
+  bool seen = false;
+  for (int tries = 0; tries < 200 && !seen; ++tries) {  // until the shell has opened it and exec'd
+    seen = holds_device_file(holder, "/dev/null");
+    if (!seen) usleep(10000);
+  }
+  EXPECT_TRUE(seen);
+  EXPECT_FALSE(holds_device_file(holder, "/dev/nvidia-not-a-device"));
+  kill(holder, SIGKILL);
+  waitpid(holder, nullptr, 0);
+  EXPECT_FALSE(holds_device_file(holder, "/dev/null")) << "an ended process holds nothing";
+  // Its own mappings count too: this process maps libc, for one.
+  std::ifstream maps("/proc/self/maps");
+  std::string line, mapped;
+  while (mapped.empty() && std::getline(maps, line)) {
+    if (line.find("/libc") != std::string::npos) mapped = line.substr(line.find('/'));
+  }
+  ASSERT_FALSE(mapped.empty());
+  EXPECT_TRUE(holds_device_file(getpid(), mapped));
 }
 
 TEST(DeviceShare, AProcessIsLockedOnlyOnceNoWorkOfItsIsLeftOnTheGpu) {

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -96,6 +98,27 @@ std::vector<int> receive_descriptors(int socket, size_t count, int timeout_ms) {
                              std::to_string(descriptors.size()) + " came");
   }
   return descriptors;
+}
+
+bool holds_device_file(pid_t pid, const std::string& prefix) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::error_code error;
+  std::filesystem::directory_iterator descriptors(proc + "/fd", error);
+  // Unreadable (a process can make itself undumpable) tells nothing: taken as holding it, unless
+  // the process has ended.
+  if (error) return std::filesystem::exists(proc);
+  for (const auto& entry : descriptors) {
+    std::error_code unreadable;
+    const std::filesystem::path target = std::filesystem::read_symlink(entry.path(), unreadable);
+    if (!unreadable && target.string().rfind(prefix, 0) == 0) return true;
+  }
+  // A mapping outlives its descriptor: a process can close the file and keep using what it mapped.
+  std::ifstream maps(proc + "/maps");
+  for (std::string line; std::getline(maps, line);) {
+    const size_t path = line.find('/');
+    if (path != std::string::npos && line.compare(path, prefix.size(), prefix) == 0) return true;
+  }
+  return false;
 }
 
 #ifdef BACKENDBENCH_DEVICE_SHARE
@@ -452,8 +475,15 @@ ProcessLocks::ProcessLocks(const std::vector<pid_t>& pids, int timeout_ms) {
   }
   for (const pid_t pid : pids) {
     CUprocessState state{};
-    // A process that has not initialised CUDA (bubblewrap, its first process) has no state.
-    if (driver().process_state(static_cast<int>(pid), &state) != CUDA_SUCCESS) continue;
+    // A process that has not initialised CUDA (bubblewrap, its first process) has no state. One
+    // that holds the GPU's device files and still reports none (a kernel can silence the driver's
+    // thread in its own process) cannot be vouched for.
+    if (driver().process_state(static_cast<int>(pid), &state) != CUDA_SUCCESS) {
+      if (!holds_device_file(pid, kGpuDeviceFiles)) continue;
+      error_ = "process " + std::to_string(pid) + " holds the GPU (" + kGpuDeviceFiles +
+               "*) but the CUDA driver reports no state of it";
+      return;
+    }
     if (state != CU_PROCESS_STATE_RUNNING) {
       error_ = "process " + std::to_string(pid) + " is not running CUDA normally (checkpoint state " +
                std::to_string(static_cast<int>(state)) + ")";

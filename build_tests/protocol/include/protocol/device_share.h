@@ -168,8 +168,9 @@ class ProcessLocks {
  public:
   // Whether this machine's driver can lock processes.
   static bool available();
-  // Locks each process of `pids` that uses CUDA (one that does not is left alone), waiting up to
-  // `timeout_ms` for its work on the GPU; stops at the first that cannot be locked.
+  // Locks each process of `pids` that uses CUDA (one that does not, and holds no GPU device file,
+  // is left alone), waiting up to `timeout_ms` for its work on the GPU; stops at the first that
+  // cannot be locked, or that holds the GPU while the driver reports no CUDA state of it.
   ProcessLocks(const std::vector<pid_t>& pids, int timeout_ms);
   ProcessLocks(const ProcessLocks&) = delete;
   ProcessLocks& operator=(const ProcessLocks&) = delete;
@@ -189,6 +190,13 @@ class ProcessLocks {
   std::string error_;
   bool work_left_ = false;
 };
+
+// Whether process `pid` has a file whose path starts with `prefix` open or mapped (/proc/<pid>/fd
+// and /proc/<pid>/maps): ProcessLocks asks it of kGpuDeviceFiles for a process the driver knows
+// nothing of. True too where its descriptors cannot be read (it cannot be told); false once it
+// has ended.
+inline constexpr const char* kGpuDeviceFiles = "/dev/nvidia";
+bool holds_device_file(pid_t pid, const std::string& prefix);
 
 // Descriptors over a Unix datagram socket: all of them in one datagram.
 void send_descriptors(int socket, const std::vector<int>& descriptors);
