@@ -305,6 +305,22 @@ TEST(WorkerProtocol, ARoundTripIsAnsweredOnlyBeforeKernelCodeLoads) {
   EXPECT_EQ(started_with_manifest[2].value("error", ""), "'round_trip' is answered only before the worker loads kernel code");
 }
 
+// The shared path's probe (worker_pool.h: run_inputs_path) is a GPU worker's, answered only before
+// it loads kernel code, as `round_trip`: a worker that has loaded kernel code, or runs no CUDA,
+// refuses it (the supervisor then leaves the path unused), and the probe does not count as the
+// first other request that loads the manifest.
+TEST(WorkerProtocol, TheSharedPathsProbeIsAnsweredOnlyByAGpuWorkerBeforeKernelCodeLoads) {
+  const nlohmann::json probe = {{"kind", "run_inputs_probe"}};
+  const std::vector<nlohmann::json> cpu =
+      answers_to({probe, {{"kind", "list"}}, probe}, false, ManifestLine{"/nonexistent/manifest.txt", 0});
+  ASSERT_EQ(cpu.size(), 3u);
+  const std::string refused = "'run_inputs_probe' is answered only by a GPU worker before it loads kernel code";
+  EXPECT_EQ(cpu[0].value("error", ""), refused) << "a CPU worker has no shared path";
+  EXPECT_NE(cpu[1].value("error", "").find("/nonexistent/manifest.txt"), std::string::npos)
+      << "the manifest loads at the first request that is not a probe: " << cpu[1].dump();
+  EXPECT_EQ(cpu[2].value("error", ""), refused);
+}
+
 // A call of several draws (a case's checks, sent at once so that the worker calls the next draw
 // while the supervisor checks the last): one answer per draw, in order, made on that draw's
 // inputs; an error ends the request's answers, and the next request is answered afresh.
@@ -588,15 +604,17 @@ TEST(BackToBack, EnoughCallsToLastTheirTimeAndNoMoreDrawsThanTheirBound) {
 
 TEST(BackToBack, ACudaRunHoldsAShareOfTheDevicesMemory) {
   EXPECT_EQ(back_to_back_budget_bytes(false, uint64_t{141} << 30), kBackToBackBytes) << "a CPU's budget is fixed";
-  EXPECT_EQ(back_to_back_budget_bytes(true, uint64_t{64} << 30), uint64_t{2} << 30) << "a 32nd of 64 GiB";
+  EXPECT_EQ(back_to_back_budget_bytes(true, uint64_t{64} << 30), uint64_t{4} << 30) << "a 16th of 64 GiB";
   EXPECT_EQ(back_to_back_budget_bytes(true, uint64_t{141} << 30), kMostCudaBackToBackBytes) << "within the most";
   EXPECT_EQ(back_to_back_budget_bytes(true, uint64_t{4} << 30), kBackToBackBytes) << "never under a CPU's";
   EXPECT_EQ(back_to_back_budget_bytes(true, 0), kBackToBackBytes) << "a device of unknown memory";
-  // A 256 MiB relu of ~130 us a call on an H200: 16 calls back to back, 2 ms, past the round
-  // trip's allowance (2 calls under the CPU's budget: half a millisecond, within it).
+  // A 256 MiB relu of ~130 us a call on an H200: 32 calls back to back, 4 ms, past the round
+  // trip's allowance (2 calls under the CPU's budget: half a millisecond, within it), and the
+  // shared path's most taken off is a seventh of it at most.
   const uint64_t relu_bytes = uint64_t{256} << 20;
-  EXPECT_EQ(back_to_back_calls(130e-6, relu_bytes, relu_bytes, back_to_back_budget_bytes(true, uint64_t{141} << 30)), 16);
-  EXPECT_GT(16 * 130e-6, 10 * kRunSlackSeconds);
+  EXPECT_EQ(back_to_back_calls(130e-6, relu_bytes, relu_bytes, back_to_back_budget_bytes(true, uint64_t{141} << 30)), 32);
+  EXPECT_GT(32 * 130e-6, 20 * kRunSlackSeconds);
+  EXPECT_GT(32 * 130e-6, 6 * kMostRunInputsPathSeconds);
 }
 
 TEST(BackToBack, DigestsSlowerThanTheSupervisorsOwnCountAsTheKernelsRun) {
@@ -696,11 +714,20 @@ TEST(BackToBack, OnCudaTheAllowanceIsTheClaimAndAFewPerCentOnLongCalls) {
 }
 
 TEST(BackToBack, TheKernelsRunIsComparedLessItsWorkersRoundTrip) {
-  EXPECT_DOUBLE_EQ(net_run_seconds(2e-3, 150e-6), 1.85e-3);
-  EXPECT_DOUBLE_EQ(net_run_seconds(2e-3, -1), 2e-3) << "a round trip not measured takes nothing off";
-  EXPECT_EQ(net_run_seconds(100e-6, 150e-6), kLeastNetRunSeconds) << "never none, nor less";
+  constexpr double kNoPath = -1;
+  EXPECT_DOUBLE_EQ(net_run_seconds(2e-3, 150e-6, kNoPath), 1.85e-3);
+  EXPECT_DOUBLE_EQ(net_run_seconds(2e-3, -1, kNoPath), 2e-3) << "a round trip not measured takes nothing off";
+  EXPECT_EQ(net_run_seconds(100e-6, 150e-6, kNoPath), kLeastNetRunSeconds) << "never none, nor less";
   // A round trip lengthened while the worker started (another kernel's load) takes off no more.
-  EXPECT_DOUBLE_EQ(net_run_seconds(20e-3, 5e-3), 20e-3 - kMostRoundTripSeconds);
+  EXPECT_DOUBLE_EQ(net_run_seconds(20e-3, 5e-3, kNoPath), 20e-3 - kMostRoundTripSeconds);
+}
+
+TEST(BackToBack, OnTheSharedPathTheRunIsComparedLessThePathsOwnCostTooWithinItsMost) {
+  EXPECT_DOUBLE_EQ(net_run_seconds(2e-3, 20e-6, 300e-6), 1.68e-3);
+  EXPECT_DOUBLE_EQ(net_run_seconds(2e-3, 20e-6, 0), 1.98e-3) << "a path of no cost takes nothing more off";
+  // A path lengthened while the worker started (another kernel's load) takes off no more.
+  EXPECT_DOUBLE_EQ(net_run_seconds(20e-3, 20e-6, 5e-3), 20e-3 - 20e-6 - kMostRunInputsPathSeconds);
+  EXPECT_EQ(net_run_seconds(400e-6, 20e-6, 500e-6), kLeastNetRunSeconds) << "never none, nor less";
 }
 
 TEST(BackToBack, APairedSpeedupStandsWithinTheToleranceIsReplacedBeyondAndFailsFarBeyond) {

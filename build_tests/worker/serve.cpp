@@ -2,6 +2,7 @@
 #include "worker/serve.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/ops/from_blob.h>
 #include <fcntl.h>
 #include <sched.h>
 
@@ -268,8 +269,11 @@ struct PreparedRun {
   std::shared_ptr<const void> memory;  // the memory file its inputs are over
 };
 
-// The memory file of the last run, kept until the next `prepare_run`: unmapped with its inputs'
-// last tensor, in the run's last call, it cost that call 14 ms of the supervisor's clock (256 MiB).
+// The memory file of the last run, kept until its outputs are all handed over (or the next
+// `prepare_run`): unmapped with its inputs' last tensor, in the run's last call, it cost that call
+// 14 ms of the supervisor's clock (256 MiB); kept longer, every CUDA worker that had run held its
+// last run's inputs on the device (a 16th of its memory each: 14 kernels' workers ran an H100 out
+// of memory).
 std::shared_ptr<const void>& last_run_memory() {
   static auto* memory = new std::shared_ptr<const void>;
   return *memory;
@@ -366,6 +370,31 @@ json answer_prepare_run(const json& header, const std::vector<char>& payload, in
   synchronize_all_devices();  // the inputs are made before the clock starts
   prepared_run() = std::move(prepared);
   return response_header();
+}
+
+// A GPU worker's answer to `run_inputs_probe`, before it loads kernel code: with
+// `memory_file_bytes` (its descriptor before the request), the device memory the supervisor
+// shares, adopted and kept; without, one kernel of this process's over that memory (which the
+// supervisor wrote while it held this process), and the device synchronised. The supervisor's
+// clock over the latter is the shared path's cost that no run can avoid (worker_pool.h:
+// run_inputs_path): the unlock, the continue, the GPU's switch to this process's context.
+void answer_run_inputs_probe(const json& header, int socket) {
+  static auto* probed = new std::shared_ptr<device_share::DeviceMemoryFile>;
+  const c10::Device device(c10::DeviceType::CUDA, 0);
+  if (header.contains("memory_file_bytes")) {
+    device_share::Descriptors descriptor(device_share::receive_descriptors(socket, 1, /*timeout_ms=*/5000));
+    const json bytes = header.at("memory_file_bytes");
+    if (!bytes.is_number_unsigned() || bytes.get<uint64_t>() < 1 || bytes.get<uint64_t>() > (uint64_t{64} << 20)) {
+      throw std::runtime_error("a 'run_inputs_probe' whose 'memory_file_bytes' is not a byte count of at most 64 MiB");
+    }
+    *probed = device_share::DeviceMemoryFile::adopt(descriptor.get().at(0), bytes.get<uint64_t>(), device);
+    return;
+  }
+  if (!*probed) throw std::runtime_error("a 'run_inputs_probe' before the memory it probes");
+  at::Tensor memory = at::from_blob((*probed)->data(), {static_cast<int64_t>((*probed)->bytes())},
+                                    at::TensorOptions().dtype(at::kByte).device(device));
+  memory.bitwise_not_();
+  synchronize_all_devices();
 }
 
 // The prepared calls back to back, every call's outputs kept, then every device synchronised: the
@@ -540,6 +569,17 @@ int serve_kernel_worker(int in_fd, int out_fd, std::optional<ManifestLine> to_lo
         send_answer(answer, payload);
         continue;
       }
+      if (kind == "run_inputs_probe") {
+        // Answered only before kernel code, as round_trip: what the supervisor times over it is
+        // the shared path's own cost, free of any kernel's doing.
+        if (!before_kernel_code || !gpu) {
+          throw std::runtime_error("'run_inputs_probe' is answered only by a GPU worker before it loads kernel code");
+        }
+        get_ready();
+        answer_run_inputs_probe(header, socket);
+        send_answer(answer, payload);
+        continue;
+      }
       if (before_kernel_code && to_load) {
         try {
           load_kernel_manifest(to_load->path, to_load->line);
@@ -614,6 +654,7 @@ int serve_kernel_worker(int in_fd, int out_fd, std::optional<ManifestLine> to_lo
     if (fatal) return 3;
     // A case's timing done (its samples, or its run back to back handed over): the memory of its
     // calls back to the device, for the other workers and the supervisor (timing.h).
+    if (kind == "run_output" && run_outputs().empty()) last_run_memory().reset();  // its copies are done: answered
     if (gpu && (kind == "time" || (kind == "run_output" && run_outputs().empty()))) {
       release_cached_device_memory(c10::Device(c10::DeviceType::CUDA, 0));
     }

@@ -194,12 +194,13 @@ const std::vector<Setting>& settings_table() {
          return true;
        }},
       {"BACKENDBENCH_CUDA_RUN_INPUTS", "backendbench_cuda_run_inputs", {F::kTests, F::kBench}, "'recipe' or 'shared'",
-       "on CUDA, the inputs of the supervisor's runs back to back are made by the kernel's worker from a recipe "
-       "(recipe: what it does with them before the clock starts is bounded by the run's floor) or written by the "
-       "supervisor into device memory it shares, while the worker's processes are locked by the driver (shared: a "
-       "kernel left running on the GPU is refused the run; the unlock and the GPU's switch to the worker's "
-       "context, both timed, added 0.3-0.5 ms to an honest kernel's runs on an H100; docs/threat-model.md)",
-       "recipe",
+       "on CUDA, the inputs of the supervisor's runs back to back are written by the supervisor into device memory "
+       "it shares while the driver locks the worker's processes (shared: nothing of the kernel's sees them before "
+       "the clock starts, and a kernel left running on the GPU is refused the run; the path's own cost, timed before "
+       "the kernel loads, is taken off each run), or made by the kernel's worker from a recipe (recipe: what it does "
+       "with them before the clock starts is bounded by the run's floor alone; also where the machine cannot share "
+       "memory or lock processes; docs/threat-model.md)",
+       "shared",
        [](Settings& s, const std::string& text) {
          if (text != "recipe" && text != "shared") return false;
          s.cuda_run_inputs_shared = text == "shared";

@@ -293,11 +293,6 @@ struct RunInputsFile {
   std::shared_ptr<device_share::DeviceMemoryFile> on_device;
 };
 
-// How long a CUDA worker's work on the GPU may take to finish when its processes are locked before
-// a run's inputs are written (device_share.h: ProcessLocks): an honest worker has none left by then
-// (it answered prepare_run), and a kernel left watching for the inputs never finishes.
-constexpr int kRunInputsLockMilliseconds = 500;
-
 // A key for a run's digests, drawn here for each (worker_protocol.h: output_digests).
 uint64_t digest_key() {
   std::random_device entropy;
@@ -459,10 +454,9 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     // no MPS runs processes' kernels side by side, the driver can lock processes and no call has
     // host tensors too; otherwise the worker makes them from the first's recipe, and what it can
     // do before the clock is bounded by the run's floor below.
+    const WorkerPoolRequests::RoundTrip path = pool.run_inputs_path(key);
     std::optional<RunInputsFile> in_file;
-    if (device.is_cpu() ||
-        (settings.cuda_run_inputs_shared && device_share::available(device) && device_share::one_process_at_a_time(device) &&
-         device_share::ProcessLocks::available())) {
+    if (device.is_cpu() || path.least_seconds >= 0) {
       try {
         in_file.emplace(draws.inputs, device);
       } catch (const worker::ProtocolError&) {
@@ -476,27 +470,28 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
       prepare["memory_file_bytes"] = in_file->bytes();
       fail_on(pool.request(key, prepare, in_file->split.head(), nullptr, worker::kMaxPayloadBytes, {in_file->descriptor()}));
     }
-    // On CUDA the worker's processes are locked first (device_share.h: ProcessLocks): the lock is
-    // taken once none of their work is left on the GPU, and none starts until the clock runs. A
-    // kernel left running there (watching for the values to arrive) is refused the run.
-    std::optional<device_share::ProcessLocks> locks;
+    json digests_request = request_header("run_digests");
+    digests_request["key"] = digest_key();
+    auto started = std::chrono::steady_clock::now();
     if (in_file && in_file->on_device) {
-      locks.emplace(processes::tree_of(pool.worker_pid(key)), kRunInputsLockMilliseconds);
-      if (!locks->locked()) {
+      // On CUDA the worker's processes are locked first (worker_pool.h, hand_over_run_inputs):
+      // the lock is taken once none of their work is left on the GPU, and none starts until the
+      // clock runs. A kernel left running there (watching for the values to arrive) is refused the run.
+      const RunInputsHandOver handed = hand_over_run_inputs(pool.worker_pid(key), [&] { in_file->write(); });
+      if (!handed.refused.empty()) {
         measured.flags.push_back("timing_disagrees");
         measured.errors.push_back(
             label + " on " + where + ": " +
-            (locks->work_left() ? "its worker's work was still running on the GPU when its run's inputs were to be written (" +
-                                      locks->error() + "): a kernel left running before the clock starts, as one that "
-                                      "watches for the inputs to arrive; the run cannot be timed"
-                                : "its worker's processes could not be locked while its run's inputs were written (" +
-                                      locks->error() + "): the run cannot be timed"));
+            (handed.work_left ? "its worker's work was still running on the GPU when its run's inputs were to be written (" +
+                                    handed.refused + "): a kernel left running before the clock starts, as one that "
+                                    "watches for the inputs to arrive; the run cannot be timed"
+                              : "its worker's processes could not be held while its run's inputs were written (" +
+                                    handed.refused + "): the run cannot be timed"));
         return;
       }
-    }
-    std::optional<processes::Stopped> stopped;
-    if (in_file) {
-      stopped.emplace(std::vector<pid_t>{pool.worker_pid(key)});
+      started = handed.clock_started;
+    } else if (in_file) {
+      std::optional<processes::Stopped> stopped(std::vector<pid_t>{pool.worker_pid(key)});
       if (!stopped->whole()) {
         measured.flags.push_back("timing_disagrees");
         measured.errors.push_back(label + " on " + where +
@@ -505,12 +500,8 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
         return;
       }
       in_file->write();
-    }
-    json digests_request = request_header("run_digests");
-    digests_request["key"] = digest_key();
-    const auto started = std::chrono::steady_clock::now();
-    stopped.reset();  // the worker's processes go on once the clock runs
-    if (locks) locks->unlock();  // running again: the driver's thread in each answers
+      started = std::chrono::steady_clock::now();
+    }  // the worker's processes go on once the clock runs (`stopped` ends)
     const json ran = pool.request(key, request_header("run"), {}, nullptr);
     const auto answered = std::chrono::steady_clock::now();
     fail_on(ran);
@@ -529,15 +520,17 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
       measured.errors.push_back(label + " on " + where + ": " + judged.error);
       return;
     }
-    // The kernel's run less its worker's round trip, timed before the kernel loaded (worker_pool.h):
-    // the supervisor's own reference run has none, and an honest kernel's calls back to back were
-    // otherwise read slower than they are by a tenth of a millisecond or more.
+    // The kernel's run less its worker's round trip, and on CUDA's shared path less the path's
+    // own cost, both timed before the kernel loaded (worker_pool.h): the supervisor's own
+    // reference run has neither, and an honest kernel's calls back to back were otherwise read
+    // slower than they are (by 0.1 ms of round trip; by 0.3-0.5 ms of unlock, continue and the
+    // GPU's switch between contexts on an H100's shared path).
     const WorkerPoolRequests::RoundTrip trip = pool.round_trip(key);
     if (trip.least_seconds < 0) throw std::runtime_error("the kernel worker ended after its run back to back");
     fastest = std::min(fastest, net_run_seconds(counted_run_seconds(std::chrono::duration<double>(answered - started).count(),
                                                                     std::chrono::duration<double>(digests_done - answered).count(),
                                                                     judged.digests_seconds),
-                                                trip.least_seconds));
+                                                trip.least_seconds, in_file && in_file->on_device ? path.least_seconds : -1));
     if (by_allowance) allowed = back_to_back_allowance(claimed, calls, trip.median_seconds - trip.least_seconds);
     if (within_claim()) break;
     // The reference's run right after the kernel's, in turns: a busy machine slows both alike
@@ -754,8 +747,9 @@ int64_t run_output_chunk(uint64_t call_output_bytes, size_t call_output_tensors)
   return static_cast<int64_t>(std::max<uint64_t>(1, std::min(by_bytes, by_descriptors)));
 }
 
-double net_run_seconds(double run_seconds, double least_round_trip_seconds) {
-  return std::max(kLeastNetRunSeconds, run_seconds - std::clamp(least_round_trip_seconds, 0.0, kMostRoundTripSeconds));
+double net_run_seconds(double run_seconds, double least_round_trip_seconds, double least_path_seconds) {
+  return std::max(kLeastNetRunSeconds, run_seconds - std::clamp(least_round_trip_seconds, 0.0, kMostRoundTripSeconds) -
+                                           std::clamp(least_path_seconds, 0.0, kMostRunInputsPathSeconds));
 }
 
 double back_to_back_allowance(double claimed_seconds, int64_t calls, double round_trip_spread_seconds) {

@@ -4,6 +4,7 @@
 #include "worker_pool.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/ops/from_blob.h>
 #include <fcntl.h>
 #include <sched.h>
 
@@ -36,6 +37,7 @@
 #include "protocol/device_share.h"
 #include "backendbench/files.h"
 #include "backendbench/inputs.h"
+#include "backendbench/observe.h"
 #include "backendbench/operator_facts.h"
 #include "backendbench/processes.h"
 #include "supervisor/run_start.h"
@@ -84,6 +86,8 @@ struct WorkerProcess {
   int line = -1;  // the kernel manifest line it loads (a spare: the one its `load` names)
   // Its round trip, timed before its kernel code loaded (measure_round_trip); least < 0 until then.
   WorkerPoolRequests::RoundTrip round_trip;
+  // A GPU worker's shared path, timed right after (measure_run_inputs_path); least < 0 where unused.
+  WorkerPoolRequests::RoundTrip run_inputs_path;
   uint64_t last_used = 0;  // the pool's request count when it last served one
 };
 
@@ -91,6 +95,10 @@ struct WorkerProcess {
 // after another keeps a worker for each (one kernel per worker), so the least recently used is
 // stopped before another starts past this many (each holds libtorch, and CUDA on a GPU).
 constexpr size_t kMaxRunningWorkers = 8;
+
+// The memory a GPU worker's shared path is probed with (measure_run_inputs_path): one page of
+// the driver's granularity.
+constexpr uint64_t kRunInputsProbeBytes = uint64_t{2} << 20;
 
 // Bytes of a worker's output forwarded per request; the rest is counted, not printed.
 constexpr size_t kForwardedOutputBytes = 64 << 10;
@@ -153,6 +161,7 @@ class WorkerPool {
   // What every worker of this process shares: the sandbox, the case timeout, the scratch root.
   void configure_process(const Settings& settings) {
     sandbox_ = settings.sandbox;
+    run_inputs_shared_ = settings.cuda_run_inputs_shared;
     early_spare_ = replaces_spare_at_once_here(settings);
     timeout_ms_ = settings.case_timeout_seconds > 0 ? int64_t{settings.case_timeout_seconds} * 1000 : -1;
     if (root_.empty()) {
@@ -302,7 +311,10 @@ class WorkerPool {
     std::string failure;
     bool hung = false;
     try {
-      if (worker.round_trip.least_seconds < 0) measure_round_trip(worker);
+      if (worker.round_trip.least_seconds < 0) {
+        measure_round_trip(worker);
+        measure_run_inputs_path(worker);
+      }
       if (worker.awaiting_load) {
         worker.awaiting_load = false;
         json load = request_header("load");
@@ -374,6 +386,13 @@ class WorkerPool {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto found = workers_.find(key);
     return found == workers_.end() || found->second.pid < 0 ? WorkerPoolRequests::RoundTrip{} : found->second.round_trip;
+  }
+
+  // `key`'s worker's shared path, timed before its kernel loaded (-1 when unused or none runs).
+  WorkerPoolRequests::RoundTrip run_inputs_path(Key key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = workers_.find(key);
+    return found == workers_.end() || found->second.pid < 0 ? WorkerPoolRequests::RoundTrip{} : found->second.run_inputs_path;
   }
 
   // The first process of `key`'s worker; -1 when none runs.
@@ -573,6 +592,55 @@ class WorkerPool {
     worker.round_trip = {seconds.front(), seconds[seconds.size() / 2]};
   }
 
+  // Times `worker`'s shared path (WorkerPoolRequests::run_inputs_path) right after its round trip,
+  // before its kernel code loads. Throws worker::ProtocolError (or TimeoutError) when the worker
+  // fails or refuses; a hand-over the driver refuses leaves the path unused (the recipe serves).
+  void measure_run_inputs_path(WorkerProcess& worker) {
+    worker.run_inputs_path = {};
+    const c10::Device device(c10::DeviceType::CUDA, 0);
+    if (!run_inputs_shared_ || !worker.gpu || worker.socket < 0 || !device_share::available(device) ||
+        !device_share::one_process_at_a_time(device) || !device_share::ProcessLocks::available()) {
+      return;
+    }
+    const std::shared_ptr<device_share::DeviceMemoryFile> memory =
+        device_share::DeviceMemoryFile::create(kRunInputsProbeBytes, device);
+    const auto refused = [](const json& answer) {
+      if (answer.contains("error")) {
+        throw worker::ProtocolError("it refused 'run_inputs_probe' before its kernel loaded: " + json_text::dump(answer["error"]));
+      }
+    };
+    json adopt = request_header("run_inputs_probe");
+    adopt["memory_file_bytes"] = memory->bytes();
+    try {
+      device_share::send_descriptors(worker.socket, {memory->descriptor()});
+    } catch (const std::runtime_error& error) {
+      throw worker::ProtocolError(error.what());
+    }
+    send(worker, adopt, {});
+    refused(receive(worker, nullptr, 0));
+    at::Tensor bytes = at::from_blob(memory->data(), {static_cast<int64_t>(memory->bytes())},
+                                     at::TensorOptions().dtype(at::kByte).device(device));
+    std::vector<double> seconds;
+    for (int probe = 0; probe <= WorkerPoolRequests::kRoundTripProbes; ++probe) {
+      RunInputsHandOver handed;
+      try {
+        handed = hand_over_run_inputs(worker.pid, [&] {
+          bytes.fill_(probe);
+          synchronize_all_devices();
+        });
+      } catch (const std::runtime_error&) {
+        return;  // an unlock refused
+      }
+      if (!handed.refused.empty()) return;
+      send(worker, request_header("run_inputs_probe"), {});
+      refused(receive(worker, nullptr, 0));
+      const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - handed.clock_started).count();
+      if (probe > 0) seconds.push_back(took - worker.round_trip.least_seconds);  // the first starts what the others reuse
+    }
+    std::sort(seconds.begin(), seconds.end());
+    worker.run_inputs_path = {std::max(0.0, seconds.front()), std::max(0.0, seconds[seconds.size() / 2])};
+  }
+
   // Stops `worker`; says how it ended ("" when it was still running and was killed).
   // Ends the worker: waits up to `grace_ms` for it to end by itself (its status is then told),
   // then kills it.
@@ -602,6 +670,7 @@ class WorkerPool {
     worker.pid = -1;
     worker.awaiting_load = false;
     worker.round_trip = {};
+    worker.run_inputs_path = {};
     worker.to = worker.from = -1;
     worker.reader.reset();
     return ended;
@@ -709,6 +778,7 @@ class WorkerPool {
   std::set<std::string> op_libraries_;
   std::string manifest_, root_, bubblewrap_;
   bool sandbox_ = true;
+  bool run_inputs_shared_ = false;  // settings.cuda_run_inputs_shared: GPU workers' shared path timed
   bool early_spare_ = false;  // replaces_spare_at_once
   bool keep_between_jobs_ = false;
   std::string workers_key_;  // workers_key() of the running workers
@@ -951,6 +1021,29 @@ json WorkerPoolRequests::request(Key key, const json& header, const std::vector<
 const device_share::Imports& WorkerPoolRequests::gpu_imports(int line) { return WorkerPool::instance().gpu_imports(line); }
 pid_t WorkerPoolRequests::worker_pid(Key key) { return WorkerPool::instance().worker_pid(key); }
 WorkerPoolRequests::RoundTrip WorkerPoolRequests::round_trip(Key key) { return WorkerPool::instance().round_trip(key); }
+WorkerPoolRequests::RoundTrip WorkerPoolRequests::run_inputs_path(Key key) {
+  return WorkerPool::instance().run_inputs_path(key);
+}
+
+RunInputsHandOver hand_over_run_inputs(pid_t worker, const std::function<void()>& write) {
+  RunInputsHandOver handed;
+  device_share::ProcessLocks locks(processes::tree_of(worker), kRunInputsLockMilliseconds);
+  if (!locks.locked()) {
+    handed.refused = locks.error();
+    handed.work_left = locks.work_left();
+    return handed;
+  }
+  std::optional<processes::Stopped> stopped(std::vector<pid_t>{worker});
+  if (!stopped->whole()) {
+    handed.refused = "its processes could not all be stopped (one forking without end, or held by a debugger)";
+    return handed;
+  }
+  write();
+  handed.clock_started = std::chrono::steady_clock::now();
+  stopped.reset();  // the worker's processes go on once the clock runs
+  locks.unlock();   // running again: the driver's thread in each answers
+  return handed;
+}
 std::vector<pid_t> WorkerPoolRequests::worker_pids_but(std::optional<Key> except) {
   return WorkerPool::instance().worker_pids_but(except);
 }

@@ -7,8 +7,11 @@
 #include <c10/core/Device.h>
 #include <nlohmann/json_fwd.hpp>
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -44,9 +47,36 @@ class WorkerPoolRequests {
   };
   static constexpr int kRoundTripProbes = 9;
   RoundTrip round_trip(Key key);
+  // A CUDA worker's shared path (hand_over_run_inputs, below), timed before its kernel code loaded
+  // as its round trip is: kRoundTripProbes hand-overs of a probe's few bytes, each followed by one
+  // kernel of the worker's over them and its synchronisation (`run_inputs_probe`), the clock from
+  // the hand-over's start to the answer, less the least round trip. What no run through that path
+  // can avoid (the unlock, the continue, the GPU's switch from this process's context to the
+  // worker's), measured where no kernel can shorten or lengthen it. Both -1 where the path is not
+  // used: a CPU worker, BACKENDBENCH_CUDA_RUN_INPUTS=recipe, a machine that cannot share memory or
+  // lock processes, or one of whose probes the driver refused.
+  RoundTrip run_inputs_path(Key key);
   // The first process of every running worker and spare but `except`'s: what is stopped while a
   // kernel is timed.
   std::vector<pid_t> worker_pids_but(std::optional<Key> except);
 };
+
+// How long a CUDA worker's work on the GPU may take to finish when its processes are locked before
+// a run's inputs are written (device_share.h: ProcessLocks): an honest worker has none left by then
+// (it answered prepare_run), and a kernel left watching for the inputs never finishes.
+inline constexpr int kRunInputsLockMilliseconds = 500;
+
+// The shared path's hand-over of a CUDA run's inputs (device_share.h: DeviceMemoryFile,
+// ProcessLocks): the processes of `worker`'s tree locked, each once none of its work is left on
+// the GPU, stopped, `write` called (a kernel of this process's, waited for), the clock started,
+// the processes continued and then unlocked (the driver answers from a thread inside each).
+// `refused` says why the inputs could not be handed over ("" when they were); the worker's
+// processes then run on, unlocked. Throws std::runtime_error when a process refuses its unlock.
+struct RunInputsHandOver {
+  std::string refused;
+  bool work_left = false;  // refused: a process's work was still on the GPU
+  std::chrono::steady_clock::time_point clock_started;
+};
+RunInputsHandOver hand_over_run_inputs(pid_t worker, const std::function<void()>& write);
 
 }  // namespace backendbench

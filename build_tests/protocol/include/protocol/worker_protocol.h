@@ -5,6 +5,10 @@
 //
 //   round_trip  → (nothing): answered only before the worker loads kernel code (its first
 //               requests), so the supervisor's clock over it times the pipe and the loop alone
+//   run_inputs_probe → (nothing): a GPU worker's, answered only before it loads kernel code, as
+//               round_trip: with `memory_file_bytes` (a DeviceMemoryFile's descriptor before it)
+//               the memory adopted; without, one kernel over it and the device synchronised, the
+//               supervisor timing the shared path's own cost (worker_pool.h: run_inputs_path)
 //   load        manifest → (nothing): a spare worker's first request, the manifest to load
 //   list        → kernels: the backends the worker's manifest registers (or the load error)
 //   unusable    → why one backend cannot run (a Python kernel whose module does not load)

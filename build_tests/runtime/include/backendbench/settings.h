@@ -67,9 +67,10 @@ struct Settings {
   // user asks (BACKENDBENCH_SANDBOX=none): kernels still run in workers, unsandboxed.
   bool sandbox = true;
   // On CUDA, a run back to back's inputs reach the kernel worker in device memory the supervisor
-  // writes while the worker's processes are locked (device_share.h: DeviceMemoryFile, ProcessLocks), instead of being made
-  // by the worker from a recipe (BACKENDBENCH_CUDA_RUN_INPUTS=shared; off by default: see there).
-  bool cuda_run_inputs_shared = false;
+  // writes while the worker's processes are locked (device_share.h: DeviceMemoryFile,
+  // ProcessLocks), where the machine allows, instead of being made by the worker from a recipe
+  // (BACKENDBENCH_CUDA_RUN_INPUTS=recipe turns it off).
+  bool cuda_run_inputs_shared = true;
   // The GPU CTest's resource allocation bound this process to (gpu_slot.h); "": none.
   std::string gpu;
   // What to run (language/job.h): --backendbench_job's value (a job's JSON, or a JSON Lines file

@@ -135,17 +135,20 @@ inline constexpr uint64_t kAnswerSlackBytes = uint64_t{16} << 20;
 // device memory, while the driver holds the worker's processes: device_share.h, DeviceMemoryFile
 // and ProcessLocks). The budget (back_to_back_budget_bytes): kBackToBackBytes on a CPU; on CUDA
 // a share of the device's memory, kCudaBackToBackMemoryShare, within kBackToBackBytes and
-// kMostCudaBackToBackBytes (both processes hold a run's draws and outputs: four budgets in all).
-// Calls of 100 us or more are the ones bounded on CUDA, and they move hundreds of MiB: under
-// 256 MiB a 256 MiB relu got 2 calls, half a millisecond, less than the round trip's allowance
-// of then (a fixed millisecond), so any claim was within it; 4 GiB gives it 16.
+// kMostCudaBackToBackBytes (both processes hold a run's draws and outputs: four budgets in all,
+// a quarter of the device's memory; each worker hands its own back once the run's outputs are
+// fetched). Calls of 100 us or more are the ones bounded on CUDA, and they move hundreds of MiB:
+// under 256 MiB a 256 MiB relu got 2 calls, half a millisecond, less than the round trip's
+// allowance of then (a fixed millisecond), so any claim was within it. A 16th of an H100's
+// memory gives it 19 calls of 176 us, 3.3 ms, against a shared path (worker_pool.h) whose unlock
+// alone varied by 0.3 ms from run to run (a 32nd gave it 9 calls, 1.6 ms).
 inline constexpr double kBackToBackSeconds = 0.025;
 inline constexpr int64_t kLeastBackToBackCalls = 40;
 inline constexpr int64_t kMostDistinctBackToBackCalls = 4096;
 static_assert(kMostDistinctBackToBackCalls <= worker::kMostBackToBackCalls);
 inline constexpr uint64_t kBackToBackBytes = uint64_t{256} << 20;
-inline constexpr double kCudaBackToBackMemoryShare = 1.0 / 32;
-inline constexpr uint64_t kMostCudaBackToBackBytes = uint64_t{4} << 30;
+inline constexpr double kCudaBackToBackMemoryShare = 1.0 / 16;
+inline constexpr uint64_t kMostCudaBackToBackBytes = uint64_t{8} << 30;
 uint64_t back_to_back_budget_bytes(bool cuda, uint64_t device_memory_bytes);
 inline constexpr int kBackToBackFirstDraw = 1 << 20;
 int64_t back_to_back_calls(double claimed_seconds, uint64_t input_bytes, uint64_t output_bytes, uint64_t budget_bytes);
@@ -224,15 +227,20 @@ inline constexpr double kCudaShortCallCheckedSpeedup = 1.1;
 inline constexpr double kCudaShortCallBackToBackTolerance = 1.0;
 inline constexpr double kCudaShortCallFailRatio = 4.0;
 inline constexpr int64_t kMostCudaShortCallBackToBackCalls = 500;
-// The kernel's run as compared: by this process's clock less its worker's least round trip, timed
-// before the worker loaded kernel code (a request answered only then: no kernel can lengthen
-// it), at least kLeastNetRunSeconds. At most kMostRoundTripSeconds is taken off, and the spread
-// allows at most kMostRoundTripSpreadSeconds (below): another worker's kernel that loads the
-// machine while this one starts could otherwise lengthen both for it.
+// The kernel's run as compared: by this process's clock less its worker's least round trip, and
+// on CUDA's shared path less that path's least cost (`least_path_seconds`, < 0 for none:
+// worker_pool.h, run_inputs_path), both timed before the worker loaded kernel code (requests
+// answered only then: no kernel can lengthen them), at least kLeastNetRunSeconds. At most
+// kMostRoundTripSeconds and kMostRunInputsPathSeconds are taken off, and the spread allows at
+// most kMostRoundTripSpreadSeconds (below): another worker's kernel that loads the machine while
+// this one starts could otherwise lengthen them for it. What a kernel could gain by making its
+// own path faster than the least of the probes' (the driver's unlock answered early, say) is at
+// most that least, a share of the run that longer runs shrink (kCudaBackToBackMemoryShare).
 inline constexpr double kLeastNetRunSeconds = 1e-9;
 inline constexpr double kMostRoundTripSeconds = 200e-6;
+inline constexpr double kMostRunInputsPathSeconds = 600e-6;
 inline constexpr double kMostRoundTripSpreadSeconds = 100e-6;
-double net_run_seconds(double run_seconds, double least_round_trip_seconds);
+double net_run_seconds(double run_seconds, double least_round_trip_seconds, double least_path_seconds);
 // The kernel's run, less its round trip, may take (1 + kBackToBackTolerance) × calls × the
 // claimed time, plus kRunSlackSeconds (the first launch, the last synchronisation, what else the
 // worker does around the calls), plus kRoundTripSpreadAllowance times its round trips' spread
