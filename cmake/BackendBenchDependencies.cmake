@@ -68,12 +68,30 @@ endmacro()
 
 # backendbench_compile_lightly(<target>...): the rooms that plan, generate and report (the
 # generator's stages, the records, the planner, the agents, the command) run no hot loop, so an
-# optimised build compiles them at -O1 instead of its configuration's -O3 (a later -O wins):
-# the command's build from an empty cache on the 2-core machine took 69 s at -O3, 50 s at -O1.
-# The code beside kernels and the supervisor's (inputs, comparison, timing, digests) keeps -O3.
+# optimised build compiles them at -Og instead of its configuration's -O3 (a later -O wins):
+# the command's build from an empty cache on the 2-core machine took 69 s at -O3, 47 s at -O1,
+# 35 s at -Og (2026-12-06). The code beside kernels and the supervisor's (inputs, comparison,
+# timing, digests) keeps -O3.
 function(backendbench_compile_lightly)
   foreach(target IN LISTS ARGN)
     target_compile_options(${target} PRIVATE
-                           $<$<AND:$<CONFIG:Release,RelWithDebInfo>,$<COMPILE_LANGUAGE:CXX>>:-O1>)
+                           $<$<AND:$<CONFIG:Release,RelWithDebInfo>,$<COMPILE_LANGUAGE:CXX>>:-Og>)
   endforeach()
+endfunction()
+
+# backendbench_unity_build(<batch> <target>...): the libraries of many files compile as a few
+# unity files each (CMake's UNITY_BUILD, `batch` sources a file): what their files share (ATen's
+# headers, the standard library, nlohmann-json, the case library's own) is then parsed and
+# instantiated once a batch, not once a file: the backendbench command built in 200 s instead of
+# 354 s on the 2-core machine with an empty compiler cache (scripts/first_run.sh, 2026-12-03).
+# The rooms that parse ATen's headers (the case library, the protocol, the supervisor) take
+# batches of 12, so that each parses them twice at most (7 s a time on that machine); those that
+# do not (the generator's stages, the planner, the agents, the command) 16. Libraries whose
+# objects the worker links one by one (the records) stay file by file.
+# BACKENDBENCH_UNITY_BUILD=OFF compiles file by file (an edit then recompiles one file, not its batch).
+option(BACKENDBENCH_UNITY_BUILD "Compile the project's larger libraries as unity files" ON)
+function(backendbench_unity_build batch)
+  if(BACKENDBENCH_UNITY_BUILD)
+    set_target_properties(${ARGN} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${batch})
+  endif()
 endfunction()

@@ -26,6 +26,7 @@
 #include "planner/console_table.h"
 #include "planner/findings.h"
 #include "planner/process.h"
+#include "planner/report.h"
 #include "planner/text.h"
 
 namespace backendbench::planner {
