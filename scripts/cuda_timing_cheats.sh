@@ -2,7 +2,7 @@
 # On a CUDA machine: the timing cheats (build_tests/gallery/timing_cheats: a forged GPU timer, a
 # deferral, forged answers on the worker's descriptor, a cache of outputs, and the CPU's clock
 # patches; and build_tests/gallery/cuda_timing_cheats: a kernel left on the GPU to watch a run's
-# inputs appear, an honest twin unless BACKENDBENCH_CUDA_RUN_INPUTS=shared) beside their honest twin, through ./bench on the relu inputs of
+# inputs appear, an honest twin under BACKENDBENCH_CUDA_RUN_INPUTS=recipe) beside their honest twin, through ./bench on the relu inputs of
 # build_tests/tests/fixtures/cuda_timing_cheats, judged by build_tests/tests/timing_cheats.py
 # --device cuda: on calls of 100 us or more no cheat gains more than 10 % over its honest twin.
 # A .cpp kernel runs on the CPU whatever the run's device, so each gallery file is built here as

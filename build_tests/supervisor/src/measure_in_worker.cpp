@@ -245,8 +245,8 @@ std::string judge_timed_outputs(const json& measurement, const std::vector<char>
 
 // The inputs of one back-to-back run: a draw of its own for every call, from
 // kBackToBackFirstDraw on, under a salt drawn here for this run alone (kernel_workers.h): values
-// the kernel never saw, handed to the worker in a memory file (on CUDA, unless the settings ask for
-// shared device memory, made by the worker from the first's recipe: prepare_run).
+// the kernel never saw, handed to the worker in a memory file (on CUDA, where the shared path is not
+// used, made by the worker from the first's recipe: prepare_run).
 struct BackToBackDraws {
   InputDraw first;
   std::vector<std::vector<c10::IValue>> inputs;  // one stack a call, made as a CUDA worker makes them
@@ -448,12 +448,11 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     // The worker gets the calls' inputs in a memory file that is still empty, and no process of
     // its sees their values before the clock starts (memory_file.h; on CUDA device_share.h's
     // DeviceMemoryFile, with the worker's processes locked): a kernel that computes its answers
-    // as they appear does that work while timed. On CUDA only where the settings ask
-    // (cuda_run_inputs_shared: the unlock and the GPU's switch to the worker's context, after the
-    // clock starts, added 0.3-0.5 ms to the honest relu's runs on an H100), memory can be shared,
-    // no MPS runs processes' kernels side by side, the driver can lock processes and no call has
-    // host tensors too; otherwise the worker makes them from the first's recipe, and what it can
-    // do before the clock is bounded by the run's floor below.
+    // as they appear does that work while timed. On CUDA only where the worker's shared path was
+    // timed before its kernel loaded (worker_pool.h, run_inputs_path: the settings ask for it,
+    // memory can be shared, no MPS runs processes' kernels side by side, the driver can lock
+    // processes) and no call has host tensors too; otherwise the worker makes them from the
+    // first's recipe, and what it can do before the clock is bounded by the run's floor below.
     const WorkerPoolRequests::RoundTrip path = pool.run_inputs_path(key);
     std::optional<RunInputsFile> in_file;
     if (device.is_cpu() || path.least_seconds >= 0) {

@@ -1,13 +1,13 @@
 // Cheat (CUDA only): does the supervisor's run back to back before its clock starts, on the GPU,
 // where stopping the worker's processes does not reach. Where the run's inputs are laid over
-// device memory the supervisor writes later (BACKENDBENCH_CUDA_RUN_INPUTS=shared; device_share.h:
+// device memory the supervisor writes later (BACKENDBENCH_CUDA_RUN_INPUTS=shared, the default; device_share.h:
 // DeviceMemoryFile), at load this kernel registers an observer of the tensors its worker lays
 // over memory that is not the caching allocator's (aten::set_), and for each one launches, in a
 // CUDA context of its own (so that its worker's synchronisation does not wait for it), a kernel
 // that spins until the supervisor's values overwrite a mark it put in the input's last element,
 // then writes the input's relu into memory of its own. A call on such an input waits for that
 // kernel and returns its answer; any other call is honest (clamp_min), so with the inputs made
-// from a recipe (the default) it is its honest twin (impl3).
+// from a recipe (BACKENDBENCH_CUDA_RUN_INPUTS=recipe) it is its honest twin (impl3).
 // Seen with shared inputs (scripts/cuda_timing_cheats.sh, 2026-12-06): on an H200, with watchers
 // of 132 blocks, the 8 that fitted on the GPU had finished their run's work when its first call
 // came, so it was done in time slices the GPU gave this context while the supervisor wrote (the

@@ -110,7 +110,7 @@ class Imports {
 
 // A run's inputs handed from the supervisor to a CUDA kernel worker in device memory it cannot
 // read before the supervisor's clock starts (memory_file.h's CUDA twin; kernel_workers.h:
-// bound_by_back_to_back, where BACKENDBENCH_CUDA_RUN_INPUTS=shared asks for it). The supervisor
+// bound_by_back_to_back, under BACKENDBENCH_CUDA_RUN_INPUTS=shared, the default). The supervisor
 // makes an exportable allocation, maps it read-write and sends its descriptor with `prepare_run`;
 // the worker imports and maps it read-write and builds the calls' inputs over it while it is
 // still empty. The supervisor then locks the worker's processes (ProcessLocks, below: refused

@@ -129,11 +129,12 @@ inline constexpr uint64_t kAnswerSlackBytes = uint64_t{16} << 20;
 // in the worker), and no more draws than `budget_bytes` of inputs hold, nor outputs than it
 // holds (at least 2). On a CPU the draws are made here and reach the worker in a memory file it
 // maps while empty, written while every process of the worker's is stopped, right before the
-// clock starts (memory_file.h): nothing of the kernel's sees a run's values untimed. On CUDA the
-// worker makes them from the first's recipe, and the run's floor (below) bounds what it can do
-// with them before the clock (BACKENDBENCH_CUDA_RUN_INPUTS=shared writes them as on a CPU, into
-// device memory, while the driver holds the worker's processes: device_share.h, DeviceMemoryFile
-// and ProcessLocks). The budget (back_to_back_budget_bytes): kBackToBackBytes on a CPU; on CUDA
+// clock starts (memory_file.h): nothing of the kernel's sees a run's values untimed. On CUDA they
+// are written so too, into device memory, while the driver holds the worker's processes
+// (device_share.h, DeviceMemoryFile and ProcessLocks; worker_pool.h, hand_over_run_inputs), or,
+// where that path is not used (BACKENDBENCH_CUDA_RUN_INPUTS=recipe, a machine that cannot share
+// or lock), the worker makes them from the first's recipe, and the run's floor (below) bounds
+// what it can do with them before the clock. The budget (back_to_back_budget_bytes): kBackToBackBytes on a CPU; on CUDA
 // a share of the device's memory, kCudaBackToBackMemoryShare, within kBackToBackBytes and
 // kMostCudaBackToBackBytes (both processes hold a run's draws and outputs: four budgets in all,
 // a quarter of the device's memory; each worker hands its own back once the run's outputs are
