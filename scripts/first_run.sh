@@ -27,10 +27,12 @@ timed build scripts/quietly.sh first_run "building the backendbench command" bui
 rm -rf build/first_run_results
 timed run build/backendbench run --suite smoke,edge --backend aten,directory --out build/first_run_results "$@"
 
-# One file that only includes ATen, compiled as the build compiles the runtime's files (the
-# command ninja has for build_paths.cpp, without the precompiled header).
+# One file that only includes ATen, compiled as the build compiles the case library's files (the
+# command ninja has for the first of backendbench_runtime's objects, without a precompiled
+# header). awk reads the whole list: a reader that stops early ends ninja by SIGPIPE, which
+# pipefail turns into this script's failure.
 printf '#include <ATen/ATen.h>\nint backendbench_first_run_probe() { return 0; }\n' >"$probe/aten_only.cpp"
-command=$(ninja -C build -t commands backendbench_runtime | grep -m1 'runtime/src/build_paths.cpp')
+command=$(ninja -C build -t commands backendbench_runtime | awk '/backendbench_runtime\.dir\// && !found {print; found = 1}')
 command=$(sed -E 's/-include [^ ]*cmake_pch\.hxx//g; s/-Winvalid-pch//g; s/ -o [^ ]+/ -o '"${probe//\//\\/}"'\/aten_only.o/; s/ -c [^ ]+/ -c '"${probe//\//\\/}"'\/aten_only.cpp/; s/ -MD -MT [^ ]+ -MF [^ ]+//' <<<"$command")
 timed aten_file bash -c "cd build && CCACHE_DISABLE=1 $command"
 
