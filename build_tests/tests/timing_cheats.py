@@ -161,11 +161,14 @@ for case in cases:
             # No pass within kAllowed of its twin: its claim is a steady 3.4x, which the run's
             # floor alone allowed when the run's inputs were made where the kernel could see them.
             # Its observer and thread can also slow its worker's reference past the supervisor's bound.
+            # Where its forgery did not take (its cache missed under the full suite's load: 0.26x
+            # once, on the 2-core machine), it passes slower than its twin: no gain either.
             caught = ("its worker timed the kernel at", "back to back", "its worker timed the reference at")
             check(got is not None and ((got[0] == "error" and any(said in got[1] for said in caught)) or
                                        (case, impl) in counted_back_to_back or
-                                       (got[0] == "uncertain" and got[1] is not None and got[1] <= 1.0)),
-                  f"{case} {impl}: work done as the run's inputs appear fails as timing_disagrees, is counted by the supervisor's clock, or counts no gain on a busy machine ({str(got)[:300]})")
+                                       (got[0] == "uncertain" and got[1] is not None and got[1] <= 1.0) or
+                                       (got[0] == "speedup" and got[1] is not None and got[1] <= honest[1])),
+                  f"{case} {impl}: work done as the run's inputs appear fails as timing_disagrees, is counted by the supervisor's clock, counts no gain on a busy machine, or is slower than its twin ({str(got)[:300]})")
             continue
         if impl == "impl12" and got is not None and got[0] == "error":
             check(any(said in got[1] for said in ("the work was done before the clock started", "its worker timed the reference at")),
