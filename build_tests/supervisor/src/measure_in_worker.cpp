@@ -454,6 +454,13 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     // processes) and no call has host tensors too; otherwise the worker makes them from the
     // first's recipe, and what it can do before the clock is bounded by the run's floor below.
     const WorkerPoolRequests::RoundTrip path = pool.run_inputs_path(key);
+    if (device.is_cuda() && path.least_seconds == WorkerPoolRequests::kRunInputsPathRefused) {
+      measured.flags.push_back("timing_disagrees");
+      measured.errors.push_back(label + " on " + where +
+                                ": its worker's shared path for a run's inputs could not be timed before its kernel loaded (no "
+                                "device memory for the probe, or its processes not held): the run cannot be timed");
+      return;
+    }
     std::optional<RunInputsFile> in_file;
     if (device.is_cpu() || path.least_seconds >= 0) {
       try {

@@ -594,7 +594,7 @@ class WorkerPool {
 
   // Times `worker`'s shared path (WorkerPoolRequests::run_inputs_path) right after its round trip,
   // before its kernel code loads. Throws worker::ProtocolError (or TimeoutError) when the worker
-  // fails or refuses; a hand-over the driver refuses leaves the path unused (the recipe serves).
+  // fails or refuses; a probe that cannot run marks the path refused (kRunInputsPathRefused).
   void measure_run_inputs_path(WorkerProcess& worker) {
     worker.run_inputs_path = {};
     const c10::Device device(c10::DeviceType::CUDA, 0);
@@ -602,8 +602,15 @@ class WorkerPool {
         !device_share::one_process_at_a_time(device) || !device_share::ProcessLocks::available()) {
       return;
     }
-    const std::shared_ptr<device_share::DeviceMemoryFile> memory =
-        device_share::DeviceMemoryFile::create(kRunInputsProbeBytes, device);
+    const WorkerPoolRequests::RoundTrip refused_path{WorkerPoolRequests::kRunInputsPathRefused,
+                                                     WorkerPoolRequests::kRunInputsPathRefused};
+    std::shared_ptr<device_share::DeviceMemoryFile> memory;
+    try {
+      memory = device_share::DeviceMemoryFile::create(kRunInputsProbeBytes, device);
+    } catch (const std::runtime_error&) {
+      worker.run_inputs_path = refused_path;
+      return;
+    }
     const auto refused = [](const json& answer) {
       if (answer.contains("error")) {
         throw worker::ProtocolError("it refused 'run_inputs_probe' before its kernel loaded: " + json_text::dump(answer["error"]));
@@ -629,9 +636,13 @@ class WorkerPool {
           synchronize_all_devices();
         });
       } catch (const std::runtime_error&) {
-        return;  // an unlock refused
+        worker.run_inputs_path = refused_path;  // an unlock refused
+        return;
       }
-      if (!handed.refused.empty()) return;
+      if (!handed.refused.empty()) {
+        worker.run_inputs_path = refused_path;
+        return;
+      }
       send(worker, request_header("run_inputs_probe"), {});
       refused(receive(worker, nullptr, 0));
       const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - handed.clock_started).count();

@@ -53,9 +53,13 @@ class WorkerPoolRequests {
   // the hand-over's start to the answer, less the least round trip. What no run through that path
   // can avoid (the unlock, the continue, the GPU's switch from this process's context to the
   // worker's), measured where no kernel can shorten or lengthen it. Both -1 where the path is not
-  // used: a CPU worker, BACKENDBENCH_CUDA_RUN_INPUTS=recipe, a machine that cannot share memory or
-  // lock processes, or one of whose probes the driver refused.
+  // used: a CPU worker, BACKENDBENCH_CUDA_RUN_INPUTS=recipe, or a machine that cannot share memory
+  // or lock processes. Both kRunInputsPathRefused where the path was to be used and its probe
+  // could not run (the memory not made, a hand-over or unlock refused): then no run is timed, for
+  // falling back to the recipe there would let another kernel (one that takes the GPU's memory
+  // while this worker starts) choose the weaker bound for it.
   RoundTrip run_inputs_path(Key key);
+  static constexpr double kRunInputsPathRefused = -2;
   // The first process of every running worker and spare but `except`'s: what is stopped while a
   // kernel is timed.
   std::vector<pid_t> worker_pids_but(std::optional<Key> except);
