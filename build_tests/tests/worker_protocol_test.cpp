@@ -730,6 +730,33 @@ TEST(BackToBack, OnTheSharedPathTheRunIsComparedLessThePathsOwnCostTooWithinItsM
   EXPECT_EQ(net_run_seconds(400e-6, 20e-6, 500e-6), kLeastNetRunSeconds) << "never none, nor less";
 }
 
+// Room on the GPU for the kernel asked next (kernel_workers.h, kGpuRoomShare): other workers
+// are ended in the pool's order (least recently used first), each time the device's memory is
+// read again, until half of it is free or none is left.
+TEST(GpuRoom, OtherWorkersAreEndedInOrderUntilHalfTheMemoryIsFree) {
+  constexpr uint64_t kTotal = 80;
+  const std::vector<uint64_t> held = {5, 30, 20, 10};  // by the other workers, in the pool's order
+  const auto run = [&](uint64_t free_at_start) {
+    uint64_t free = free_at_start;
+    std::vector<size_t> ended;
+    const size_t count = make_gpu_room(
+        held.size(), [&] { return std::pair<uint64_t, uint64_t>{free, kTotal}; },
+        [&](size_t i) {
+          ended.push_back(i);
+          free += held[i];
+        });
+    EXPECT_EQ(count, ended.size());
+    return ended;
+  };
+  EXPECT_EQ(run(40), std::vector<size_t>{}) << "half free: nobody is ended";
+  EXPECT_EQ(run(39), std::vector<size_t>{0}) << "short: the least recently used first";
+  EXPECT_EQ(run(10), (std::vector<size_t>{0, 1})) << "until half is free, no further";
+  EXPECT_EQ(run(0), (std::vector<size_t>{0, 1, 2})) << "35 was not enough; 55 is";
+  uint64_t never = 0;
+  EXPECT_EQ(make_gpu_room(held.size(), [&] { return std::pair<uint64_t, uint64_t>{never, kTotal}; }, [](size_t) {}), held.size())
+      << "memory that never comes back: every other worker, and no more";
+}
+
 TEST(BackToBack, APairedSpeedupStandsWithinTheToleranceIsReplacedBeyondAndFailsFarBeyond) {
   constexpr bool kCuda = true, kCpu = false;
   constexpr double kLong = 1e-3, kShort = 5e-6;  // seconds a call

@@ -503,7 +503,10 @@ ProcessLocks::ProcessLocks(const std::vector<pid_t>& pids, int timeout_ms) {
                               std::to_string(result) + ")";
     return;
   }
-  if (locked_.empty()) error_ = "none of the processes uses CUDA";
+  if (locked_.empty()) {
+    error_ = "none of the processes uses CUDA";
+    none_use_cuda_ = true;
+  }
 }
 
 ProcessLocks::~ProcessLocks() {

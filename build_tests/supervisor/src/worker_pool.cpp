@@ -5,6 +5,7 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/ops/from_blob.h>
+#include <c10/core/CachingDeviceAllocator.h>
 #include <fcntl.h>
 #include <sched.h>
 
@@ -89,6 +90,11 @@ struct WorkerProcess {
   // A GPU worker's shared path, timed right after (measure_run_inputs_path); least < 0 where unused.
   WorkerPoolRequests::RoundTrip run_inputs_path;
   uint64_t last_used = 0;  // the pool's request count when it last served one
+  // A GPU worker's processes, locked while another GPU worker's kernel is asked (give_gpu_to).
+  std::unique_ptr<device_share::ProcessLocks> held;
+  // The device memory it took in its own turns on the GPU (give_gpu_to: none can allocate while
+  // another has the GPU), by this process's reading before and after each.
+  int64_t gpu_bytes = 0;
 };
 
 // Workers kept running at once: a supervisor serving a folder of hundreds of kernels one job
@@ -267,6 +273,7 @@ class WorkerPool {
     WorkerProcess& worker = workers_[key];
     worker.line = key.second;
     worker.last_used = ++requests_;
+    if (gpu) give_gpu_to(key);
     if (worker.pid < 0) {
       std::vector<WorkerProcess*> running;
       for (auto& [other_key, other] : workers_) {
@@ -302,6 +309,122 @@ class WorkerPool {
       }
     }
     return worker;
+  }
+
+  // Only `key`'s worker runs on the GPU from now on (kernel_workers.h, kGpuRoomShare): its own
+  // processes unlocked, every other GPU worker's locked (or ended where they cannot be), then room
+  // made on the device. Nothing is asked of a worker while it is locked. Under mutex_.
+  void give_gpu_to(Key key) {
+    if (gpu_holder_ == key) return;
+    // What the worker that had the GPU took in its turn: what neither a worker nor anything else
+    // held before it, less what is left now.
+    if (gpu_holder_ && turn_unheld_bytes_ >= 0) {
+      const auto found = workers_.find(*gpu_holder_);
+      if (found != workers_.end() && found->second.pid >= 0) {
+        found->second.gpu_bytes = std::max<int64_t>(0, found->second.gpu_bytes + turn_unheld_bytes_ - gpu_unheld_bytes());
+      }
+    }
+    gpu_holder_ = key;
+    WorkerProcess& asked = workers_[key];
+    if (asked.held) {
+      std::unique_ptr<device_share::ProcessLocks> held = std::move(asked.held);
+      try {
+        held->unlock();
+      } catch (const std::runtime_error& error) {
+        end_held(asked, std::string("its processes could not be unlocked for its kernel's next case: ") + error.what());
+      }
+    }
+    if (device_share::ProcessLocks::available()) {
+      for (auto& [other_key, other] : workers_) {
+        if (other_key == key || !other_key.first || other.pid < 0 || other.held) continue;
+        auto locks = std::make_unique<device_share::ProcessLocks>(processes::tree_of(other.pid), kRunInputsLockMilliseconds);
+        if (locks->locked()) {
+          other.held = std::move(locks);
+        } else if (!locks->none_use_cuda()) {
+          end_held(other, "it could not be held while another kernel ran on the GPU (" + locks->error() + ")");
+        }
+      }
+    }
+    std::vector<WorkerProcess*> others;
+    for (auto& [other_key, other] : workers_) {
+      if (other_key != key && other_key.first && other.pid >= 0) others.push_back(&other);
+    }
+    if (others.empty()) {
+      turn_unheld_bytes_ = gpu_unheld_bytes();
+      return;
+    }
+    // Those that took the most in their turns first (a kernel that takes the GPU's memory is ended
+    // before the honest beside it); then the least recently used.
+    std::sort(others.begin(), others.end(), [](const WorkerProcess* a, const WorkerProcess* b) {
+      return a->gpu_bytes != b->gpu_bytes ? a->gpu_bytes > b->gpu_bytes : a->last_used < b->last_used;
+    });
+    bool cache_emptied = false;
+    make_gpu_room(
+        others.size(),
+        [&] {
+          std::pair<uint64_t, uint64_t> memory = gpu_memory();
+          if (memory.first * kGpuRoomShare < memory.second && !cache_emptied) {
+            cache_emptied = true;  // what this process keeps cached counts as free first
+            try {
+              c10::getDeviceAllocator(c10::DeviceType::CUDA)->emptyCache();
+            } catch (const std::exception&) {
+            }
+            memory = gpu_memory();
+          }
+          return memory;
+        },
+        [&](size_t i) {
+          end_held(*others[i], "less than 1/" + std::to_string(kGpuRoomShare) +
+                                   " of the GPU's memory was free for another kernel's case (one that takes the GPU's "
+                                   "memory at load?)");
+        });
+    turn_unheld_bytes_ = gpu_unheld_bytes();
+  }
+
+  // The device's memory that no process but this one holds: its free bytes, and what this
+  // process's caching allocator keeps (-1 where it cannot be read).
+  static int64_t gpu_unheld_bytes() {
+    try {
+      c10::DeviceAllocator* allocator = c10::getDeviceAllocator(c10::DeviceType::CUDA);
+      const auto [free, total] = allocator->getMemoryInfo(0);
+      const auto kept = allocator->getDeviceStats(0).reserved_bytes[0].current;
+      return static_cast<int64_t>(free) + std::max<int64_t>(0, kept);
+    } catch (const std::exception&) {
+      return -1;
+    }
+  }
+
+  // The device's free and total bytes by this process's reading ({1, 1}, room enough, where it
+  // cannot read them).
+  static std::pair<uint64_t, uint64_t> gpu_memory() {
+    try {
+      const auto [free, total] = c10::getDeviceAllocator(c10::DeviceType::CUDA)->getMemoryInfo(0);
+      if (total > 0) return {free, total};
+    } catch (const std::exception&) {
+    }
+    return {1, 1};
+  }
+
+  // Ends `worker` while another kernel has the GPU, saying why on stderr, and waits (up to 2 s)
+  // for every process of its tree to end, so that the driver has taken back what they held. It
+  // starts again for its own kernel's next case. Under mutex_.
+  void end_held(WorkerProcess& worker, const std::string& why) {
+    if (worker.pid < 0) return;
+    const std::vector<pid_t> tree = processes::tree_of(worker.pid);
+    const std::vector<std::string> lines = kernel_manifest_lines(manifest_);
+    const std::string named = worker.line >= 0 && static_cast<size_t>(worker.line) < lines.size()
+                                  ? lines[static_cast<size_t>(worker.line)]
+                                  : "manifest line " + std::to_string(worker.line);
+    std::cerr << "backendbench: the kernel worker of " << named << " was ended: " << why
+              << "; it starts again for its kernel's next case\n";
+    (void)stop(worker);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    for (const pid_t pid : tree) {
+      for (char state = processes::state_of(pid); state != '\0' && state != 'Z' && std::chrono::steady_clock::now() < give_up;
+           state = processes::state_of(pid)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    }
   }
 
   // Runs `exchange` on `worker` (a spare's `load` first where it still waits for it). A worker
@@ -678,6 +801,9 @@ class WorkerPool {
       kill(worker.pid, SIGKILL);
       waitpid(worker.pid, &status, 0);
     }
+    if (worker.held) worker.held->forget();  // ended while locked: nothing to unlock
+    worker.held.reset();
+    worker.gpu_bytes = 0;
     worker.pid = -1;
     worker.awaiting_load = false;
     worker.round_trip = {};
@@ -794,6 +920,8 @@ class WorkerPool {
   bool keep_between_jobs_ = false;
   std::string workers_key_;  // workers_key() of the running workers
   bool questions_on_gpu_ = false;
+  std::optional<Key> gpu_holder_;  // the GPU worker asked last (give_gpu_to)
+  int64_t turn_unheld_bytes_ = -1;  // gpu_unheld_bytes() as gpu_holder_'s turn began
   int64_t timeout_ms_ = -1;
   int started_ = 0;
   uint64_t requests_ = 0;  // requests begun, for WorkerProcess::last_used
@@ -1034,6 +1162,17 @@ pid_t WorkerPoolRequests::worker_pid(Key key) { return WorkerPool::instance().wo
 WorkerPoolRequests::RoundTrip WorkerPoolRequests::round_trip(Key key) { return WorkerPool::instance().round_trip(key); }
 WorkerPoolRequests::RoundTrip WorkerPoolRequests::run_inputs_path(Key key) {
   return WorkerPool::instance().run_inputs_path(key);
+}
+
+size_t make_gpu_room(size_t others, const std::function<std::pair<uint64_t, uint64_t>()>& free_and_total,
+                     const std::function<void(size_t)>& end) {
+  size_t ended = 0;
+  for (; ended < others; ++ended) {
+    const auto [free, total] = free_and_total();
+    if (free * kGpuRoomShare >= total) break;
+    end(ended);
+  }
+  return ended;
 }
 
 RunInputsHandOver hand_over_run_inputs(pid_t worker, const std::function<void()>& write) {

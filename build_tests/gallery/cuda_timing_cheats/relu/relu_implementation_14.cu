@@ -15,9 +15,10 @@
 // with watchers of 32 blocks, the first call waited 4.1 ms for its watcher (the work timed). Both
 // times the case failed, not for its timing: its worker could not hand over its outputs (to be
 // understood). Since then the supervisor locks the worker's processes first (device_share.h:
-// ProcessLocks), which a watcher left running must make it refuse; in the sandbox on an H100
-// (2026-12-06) the case failed before its first run, while timed, on "CUDA error: invalid resource
-// handle" (in this kernel's own context; not understood), so it has not yet met the lock.
+// ProcessLocks), which a watcher left running makes it refuse: on an H200 (2026-12-06), sandboxed
+// and not, the 8192x8192 case's first run was refused ("its worker's work was still running on the
+// GPU when its run's inputs were to be written"); the attempts after it failed on "CUDA error:
+// invalid resource handle" (PyTorch's allocator called while this kernel's own context is current).
 #include <ATen/ATen.h>
 #include <ATen/record_function.h>
 #include <c10/cuda/CUDACachingAllocator.h>

@@ -182,6 +182,10 @@ class ProcessLocks {
   bool work_left() const { return work_left_; }
   // The processes locked (host PIDs).
   const std::vector<pid_t>& pids() const { return locked_; }
+  // None of `pids` uses CUDA (or holds the GPU's device files): nothing to lock.
+  bool none_use_cuda() const { return none_use_cuda_; }
+  // The processes ended while locked: nothing is left to unlock (the driver is not asked).
+  void forget() { locked_.clear(); }
   // Unlocks each (they must be running, not stopped); throws std::runtime_error when one refuses.
   void unlock();
 
@@ -189,6 +193,7 @@ class ProcessLocks {
   std::vector<pid_t> locked_;
   std::string error_;
   bool work_left_ = false;
+  bool none_use_cuda_ = false;
 };
 
 // Whether process `pid` has a file whose path starts with `prefix` open or mapped (/proc/<pid>/fd

@@ -18,7 +18,10 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 
 #include "backendbench/backend.h"
 #include "backendbench/measure.h"
@@ -40,6 +43,23 @@ void start_kernel_workers(const std::string& manifest, const Settings& settings)
 // A supervisor that runs one job after another (job_service.h): ends the workers of the last
 // manifest and forgets their kernels, so that the next start_kernel_workers begins from none.
 void stop_kernel_workers();
+
+// On a GPU only the worker asked runs: before another worker's kernel is asked, the pool locks
+// every other GPU worker's processes (device_share.h: ProcessLocks; none of their CUDA calls runs
+// and none allocates until their own kernel is asked again) and ends one it cannot lock (work of
+// its still on the GPU after its job, as a kernel left spinning there that the GPU would give
+// time slices beside the one timed; a process that holds the GPU and reports no CUDA state).
+// Then, where less than 1/kGpuRoomShare of the device's memory is free, it makes room with
+// make_gpu_room: a kernel that takes the GPU's memory at load must not fail another's cases (its
+// worker's start, its probe, its runs) or choose a weaker bound for them. Those ended start again
+// for their own kernel's next case; only their time is spent.
+inline constexpr uint64_t kGpuRoomShare = 2;
+// Ends other GPU workers with `end(i)`, i in [0, `others`) in order (the pool's: those that took
+// the most of the device's memory in their own turns first, then the least recently used), reading `free_and_total` (this process's reading of the device's free and
+// total bytes, from outside every worker) before each, until 1/kGpuRoomShare of it is free or
+// none is left; returns how many it ended.
+size_t make_gpu_room(size_t others, const std::function<std::pair<uint64_t, uint64_t>()>& free_and_total,
+                     const std::function<void(size_t)>& end);
 
 // A supervisor that serves one build's entries (serve_entries in job_service.h), whose jobs name
 // the same kernels one after another: from now on a job's workers outlive it. The next
