@@ -480,9 +480,9 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     digests_request["key"] = digest_key();
     auto started = std::chrono::steady_clock::now();
     if (in_file && in_file->on_device) {
-      // On CUDA the worker's processes are locked first (worker_pool.h, hand_over_run_inputs):
-      // the lock is taken once none of their work is left on the GPU, and none starts until the
-      // clock runs. A kernel left running there (watching for the values to arrive) is refused the run.
+      // On CUDA the worker's processes are locked first (worker_pool.h, hand_over_run_inputs): none
+      // of their CUDA calls runs until the clock runs, and the GPU must be idle before the values
+      // are written. A kernel left running there (watching for the values to arrive) is refused the run.
       const RunInputsHandOver handed = hand_over_run_inputs(pool.worker_pid(key), [&] { in_file->write(); });
       if (!handed.refused.empty()) {
         measured.flags.push_back("timing_disagrees");

@@ -4,6 +4,7 @@
 #include "worker_pool.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/from_blob.h>
 #include <c10/core/CachingDeviceAllocator.h>
 #include <fcntl.h>
@@ -311,11 +312,13 @@ class WorkerPool {
     return worker;
   }
 
-  // Only `key`'s worker runs on the GPU from now on (kernel_workers.h, kGpuRoomShare): its own
-  // processes unlocked, every other GPU worker's locked (or ended where they cannot be), then room
-  // made on the device. Nothing is asked of a worker while it is locked. Under mutex_.
+  // Only `key`'s worker runs on the GPU from now on (kernel_workers.h, kGpuRoomShare): every other
+  // GPU worker's processes locked (or ended where they cannot be), the GPU found idle (or the
+  // worker whose turn just ended ended), `key`'s own processes unlocked, then room made on the
+  // device. Nothing is asked of a worker while it is locked. Under mutex_.
   void give_gpu_to(Key key) {
     if (gpu_holder_ == key) return;
+    const std::optional<Key> previous = gpu_holder_;
     // What the worker that had the GPU took in its turn: what neither a worker nor anything else
     // held before it, less what is left now.
     if (gpu_holder_ && turn_unheld_bytes_ >= 0) {
@@ -326,14 +329,6 @@ class WorkerPool {
     }
     gpu_holder_ = key;
     WorkerProcess& asked = workers_[key];
-    if (asked.held) {
-      std::unique_ptr<device_share::ProcessLocks> held = std::move(asked.held);
-      try {
-        held->unlock();
-      } catch (const std::runtime_error& error) {
-        end_held(asked, std::string("its processes could not be unlocked for its kernel's next case: ") + error.what());
-      }
-    }
     if (device_share::ProcessLocks::available()) {
       for (auto& [other_key, other] : workers_) {
         if (other_key == key || !other_key.first || other.pid < 0 || other.held) continue;
@@ -345,9 +340,35 @@ class WorkerPool {
         }
       }
     }
+    // The lock stops a process's CUDA calls, not its kernels already on the GPU (seen on an H100:
+    // a spin a kernel left queued as its job ended ran on through the next kernel's turn, which
+    // read 0.77x beside it against 1.00x alone). So the GPU must be idle too, before the asked
+    // worker is let go: every GPU worker but the one whose turn just ended was held since the
+    // GPU was last found idle, so work found now is that one's, which is ended (ending a process
+    // ends its work on the GPU); should the GPU stay busy, so are the others, the most recently
+    // used first (a machine busy with work of other processes keeps its figures noisy still).
     std::vector<WorkerProcess*> others;
     for (auto& [other_key, other] : workers_) {
       if (other_key != key && other_key.first && other.pid >= 0) others.push_back(&other);
+    }
+    if (!others.empty() && gpu_busy()) {
+      std::sort(others.begin(), others.end(), [&](const WorkerProcess* a, const WorkerProcess* b) {
+        const bool a_last = previous && &workers_[*previous] == a, b_last = previous && &workers_[*previous] == b;
+        return a_last != b_last ? a_last : a->last_used > b->last_used;
+      });
+      for (WorkerProcess* other : others) {
+        end_held(*other, "work of its kept the GPU busy after its turn (a kernel of its left running on the GPU?)");
+        if (!gpu_busy()) break;
+      }
+      others.erase(std::remove_if(others.begin(), others.end(), [](const WorkerProcess* w) { return w->pid < 0; }), others.end());
+    }
+    if (asked.held) {
+      std::unique_ptr<device_share::ProcessLocks> held = std::move(asked.held);
+      try {
+        held->unlock();
+      } catch (const std::runtime_error& error) {
+        end_held(asked, std::string("its processes could not be unlocked for its kernel's next case: ") + error.what());
+      }
     }
     if (others.empty()) {
       turn_unheld_bytes_ = gpu_unheld_bytes();
@@ -404,6 +425,9 @@ class WorkerPool {
     }
     return {1, 1};
   }
+
+  // Whether work of another context keeps the GPU busy (gpu_busy_now, below).
+  static bool gpu_busy() { return gpu_busy_now(); }
 
   // Ends `worker` while another kernel has the GPU, saying why on stderr, and waits (up to 2 s)
   // for every process of its tree to end, so that the driver has taken back what they held. It
@@ -1164,6 +1188,24 @@ WorkerPoolRequests::RoundTrip WorkerPoolRequests::run_inputs_path(Key key) {
   return WorkerPool::instance().run_inputs_path(key);
 }
 
+bool gpu_busy_now() {
+  try {
+    const c10::Device device(c10::DeviceType::CUDA, 0);
+    at::Tensor one = at::empty({1}, at::TensorOptions().dtype(at::kFloat).device(device));
+    synchronize_all_devices();
+    double least = std::numeric_limits<double>::infinity();
+    for (int probe = 0; probe < kGpuIdleProbes; ++probe) {
+      const auto started = std::chrono::steady_clock::now();
+      one.fill_(probe);
+      synchronize_all_devices();
+      least = std::min(least, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    }
+    return least > kGpuIdleSeconds;
+  } catch (const std::exception&) {
+    return false;  // no GPU to ask
+  }
+}
+
 size_t make_gpu_room(size_t others, const std::function<std::pair<uint64_t, uint64_t>()>& free_and_total,
                      const std::function<void(size_t)>& end) {
   size_t ended = 0;
@@ -1186,6 +1228,13 @@ RunInputsHandOver hand_over_run_inputs(pid_t worker, const std::function<void()>
   std::optional<processes::Stopped> stopped(std::vector<pid_t>{worker});
   if (!stopped->whole()) {
     handed.refused = "its processes could not all be stopped (one forking without end, or held by a debugger)";
+    return handed;
+  }
+  // The lock holds the worker's CUDA calls, not a kernel of its already on the GPU (one left
+  // watching for the values), which the GPU would give time slices while they are written.
+  if (gpu_busy_now()) {
+    handed.refused = "work of another process kept the GPU busy (a kernel of its left running there?)";
+    handed.work_left = true;
     return handed;
   }
   write();

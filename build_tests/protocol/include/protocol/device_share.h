@@ -152,13 +152,15 @@ class DeviceMemoryFile {
 };
 
 // Other processes' CUDA work held still: the driver's checkpoint lock (cuCheckpointProcessLock,
-// drivers of CUDA 12.8 on). A locked process's CUDA calls wait until it is unlocked, and the lock
-// is only taken once none of its work is left on the GPU: the driver waits up to a timeout for that
-// work to finish and otherwise leaves the process running. The supervisor locks a CUDA worker's
-// processes before it writes a run's inputs into a DeviceMemoryFile and unlocks them once its
-// clock runs, so that no kernel of theirs runs, or starts, while the values arrive: one left
-// running to watch for them never finishes, and the lock is refused (gallery cuda_timing_cheats,
-// impl14). The driver serves the lock from a thread inside the locked process, so a process that
+// drivers of CUDA 12.8 on). A locked process's CUDA calls wait until it is unlocked; the driver
+// waits up to a timeout for the process to be locked and otherwise leaves it running. Kernels
+// already on the GPU are not stopped: a lock was refused while a call of the process's waited for
+// one (gallery cuda_timing_cheats impl14, whose watchers never finish), but taken while a spin it
+// had queued with nothing waiting for it ran on (gallery cuda_neighbours impl3, on an H100,
+// 2026-12-06); so the supervisor also finds the GPU idle from outside (kernel_workers.h:
+// gpu_busy_now). It locks a CUDA worker's processes before it writes a run's inputs into a
+// DeviceMemoryFile and unlocks them once its clock runs, so that no kernel of theirs starts while
+// the values arrive. The driver serves the lock from a thread inside the locked process, so a process that
 // is stopped (SIGSTOP) never answers: lock first, stop after, continue before unlocking. Nothing
 // stops a process that rewrites that thread's answers (the driver's own code) from lying about it.
 // Seen on an H100 (2026-12-06): a process of another PID namespace that saw the host's /proc
