@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, failures
+
 kAllowed = 1.10  # impl1's speedup beside its neighbours against alone, either way (run to run noise included)
 kCaseTimeout = 30  # seconds (BACKENDBENCH_CASE_TIMEOUT), both runs alike
 
@@ -27,13 +29,6 @@ parser.add_argument("--bench", required=True)
 parser.add_argument("--suite", default="torchbench", help="the suite the gallery's relu cases are in")
 parser.add_argument("--logs", default=None, help="a folder for each ./bench run's output, written as it runs")
 args = parser.parse_args()
-failures = []
-
-
-def check(condition, what):
-    print(("ok: " if condition else "FAILED: ") + what)
-    if not condition:
-        failures.append(what)
 
 
 def job(backend, **fixed):

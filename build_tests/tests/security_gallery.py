@@ -40,6 +40,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import served_jobs  # noqa: E402 (beside this file)
+from checks import check, failures  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--executable", required=True)
@@ -48,14 +49,6 @@ parser.add_argument("--kernels", required=True)
 parser.add_argument("--served", action="store_true", help="check each backend through a served executable")
 parser.add_argument("--entries", action="store_true", help="check each backend as a served CTest entry")
 args = parser.parse_args()
-failures = []
-
-
-def check(condition, what):
-    print(("ok: " if condition else "FAILED: ") + what)
-    if not condition:
-        failures.append(what)
-
 
 work = tempfile.mkdtemp(prefix="backendbench_security_")
 home = os.path.join(work, "home")

@@ -48,6 +48,8 @@ import re
 import subprocess
 import sys
 
+from checks import check, failures
+
 kAllowed = 3.0  # CPU noise between runs of the same kernel; the forgeries claim 5x and more
 kBackToBackTolerance = 0.10  # kernel_workers.h, kCpuBackToBackTolerance: calls of 100 us or more (the 2048x2048 case)
 kShortCallBackToBackTolerance = 0.5  # kCpuShortCallBackToBackTolerance: shorter calls (the 64x64 case)
@@ -69,13 +71,6 @@ run = subprocess.run([args.bench, f"--benchmark_filter=^{args.suite}/relu.defaul
                      capture_output=True, text=True, timeout=540 if not cuda else 1500,
                      env=dict(os.environ, BACKENDBENCH_DEVICE=args.device))
 output = run.stdout + run.stderr
-failures = []
-
-
-def check(condition, what):
-    print(("ok: " if condition else "FAILED: ") + what)
-    if not condition:
-        failures.append(what)
 
 
 devices = set()  # the label of every result line: the device its case ran on
