@@ -321,11 +321,11 @@ class WorkerPool {
     const std::optional<Key> previous = gpu_holder_;
     // What the worker that had the GPU took in its turn: what neither a worker nor anything else
     // held before it, less what is left now.
-    if (gpu_holder_ && turn_unheld_bytes_ >= 0) {
-      const auto found = workers_.find(*gpu_holder_);
-      if (found != workers_.end() && found->second.pid >= 0) {
-        found->second.gpu_bytes = std::max<int64_t>(0, found->second.gpu_bytes + turn_unheld_bytes_ - gpu_unheld_bytes());
-      }
+    const auto found_previous = previous ? workers_.find(*previous) : workers_.end();
+    const WorkerProcess* last = found_previous == workers_.end() ? nullptr : &found_previous->second;
+    if (last != nullptr && last->pid >= 0 && turn_unheld_bytes_ >= 0) {
+      const int64_t unheld = gpu_unheld_bytes();
+      if (unheld >= 0) found_previous->second.gpu_bytes = std::max<int64_t>(0, last->gpu_bytes + turn_unheld_bytes_ - unheld);
     }
     gpu_holder_ = key;
     WorkerProcess& asked = workers_[key];
@@ -353,8 +353,7 @@ class WorkerPool {
     }
     if (!others.empty() && gpu_busy()) {
       std::sort(others.begin(), others.end(), [&](const WorkerProcess* a, const WorkerProcess* b) {
-        const bool a_last = previous && &workers_[*previous] == a, b_last = previous && &workers_[*previous] == b;
-        return a_last != b_last ? a_last : a->last_used > b->last_used;
+        return (a == last) != (b == last) ? a == last : a->last_used > b->last_used;
       });
       for (WorkerProcess* other : others) {
         end_held(*other, "work of its kept the GPU busy after its turn (a kernel of its left running on the GPU?)");
