@@ -345,19 +345,21 @@ class WorkerPool {
     // read 0.77x beside it against 1.00x alone). So the GPU must be idle too, before the asked
     // worker is let go: every GPU worker but the one whose turn just ended was held since the
     // GPU was last found idle, so work found now is that one's, which is ended (ending a process
-    // ends its work on the GPU); should the GPU stay busy, so are the others, the most recently
-    // used first (a machine busy with work of other processes keeps its figures noisy still).
+    // ends its work on the GPU). Work that outlives it is no worker's of this process (another
+    // user's, or a process that left a worker's tree unsandboxed): said once, and its runs are
+    // refused while it lasts (hand_over_run_inputs).
     std::vector<WorkerProcess*> others;
     for (auto& [other_key, other] : workers_) {
       if (other_key != key && other_key.first && other.pid >= 0) others.push_back(&other);
     }
     if (!others.empty() && gpu_busy()) {
-      std::sort(others.begin(), others.end(), [&](const WorkerProcess* a, const WorkerProcess* b) {
-        return (a == last) != (b == last) ? a == last : a->last_used > b->last_used;
-      });
-      for (WorkerProcess* other : others) {
-        end_held(*other, "work of its kept the GPU busy after its turn (a kernel of its left running on the GPU?)");
-        if (!gpu_busy()) break;
+      if (last != nullptr && last->pid >= 0) {
+        end_held(found_previous->second, "work of its kept the GPU busy after its turn (a kernel of its left running on the GPU?)");
+      }
+      if (gpu_busy() && !said_gpu_busy_) {
+        said_gpu_busy_ = true;
+        std::cerr << "backendbench: warning: the GPU is busy with work of a process other than this run's kernel workers: "
+                     "timings on it are noisy, and a run back to back is refused while it is\n";
       }
       others.erase(std::remove_if(others.begin(), others.end(), [](const WorkerProcess* w) { return w->pid < 0; }), others.end());
     }
@@ -945,6 +947,7 @@ class WorkerPool {
   bool questions_on_gpu_ = false;
   std::optional<Key> gpu_holder_;  // the GPU worker asked last (give_gpu_to)
   int64_t turn_unheld_bytes_ = -1;  // gpu_unheld_bytes() as gpu_holder_'s turn began
+  bool said_gpu_busy_ = false;      // give_gpu_to warned of work no worker of this process left
   int64_t timeout_ms_ = -1;
   int started_ = 0;
   uint64_t requests_ = 0;  // requests begun, for WorkerProcess::last_used

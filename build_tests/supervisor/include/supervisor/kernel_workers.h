@@ -50,7 +50,7 @@ void stop_kernel_workers();
 // call of its that does not finish; a process that holds the GPU and reports no CUDA state). The
 // lock does not stop kernels already on the GPU, which the GPU would give time slices beside the
 // one timed: while the GPU is busy (gpu_busy_now, below), the worker whose turn just ended is
-// ended, then, should it stay busy, the others. Then, where less than 1/kGpuRoomShare of the device's memory is free, it makes room with
+// ended (every other was held since the GPU was last found idle). Then, where less than 1/kGpuRoomShare of the device's memory is free, it makes room with
 // make_gpu_room: a kernel that takes the GPU's memory at load must not fail another's cases (its
 // worker's start, its probe, its runs) or choose a weaker bound for them. Those ended start again
 // for their own kernel's next case; only their time is spent.
