@@ -352,11 +352,11 @@ class WorkerPool {
     for (auto& [other_key, other] : workers_) {
       if (other_key != key && other_key.first && other.pid >= 0) others.push_back(&other);
     }
-    if (!others.empty() && gpu_busy()) {
+    if (!others.empty() && gpu_busy_now()) {
       if (last != nullptr && last->pid >= 0) {
         end_held(found_previous->second, "work of its kept the GPU busy after its turn (a kernel of its left running on the GPU?)");
       }
-      if (gpu_busy() && !said_gpu_busy_) {
+      if (gpu_busy_now() && !said_gpu_busy_) {
         said_gpu_busy_ = true;
         std::cerr << "backendbench: warning: the GPU is busy with work of a process other than this run's kernel workers: "
                      "timings on it are noisy, and a run back to back is refused while it is\n";
@@ -426,9 +426,6 @@ class WorkerPool {
     }
     return {1, 1};
   }
-
-  // Whether work of another context keeps the GPU busy (gpu_busy_now, below).
-  static bool gpu_busy() { return gpu_busy_now(); }
 
   // Ends `worker` while another kernel has the GPU, saying why on stderr, and waits (up to 2 s)
   // for every process of its tree to end, so that the driver has taken back what they held. It
@@ -1235,7 +1232,7 @@ RunInputsHandOver hand_over_run_inputs(pid_t worker, const std::function<void()>
   // The lock holds the worker's CUDA calls, not a kernel of its already on the GPU (one left
   // watching for the values), which the GPU would give time slices while they are written.
   if (gpu_busy_now()) {
-    handed.refused = "work of another process kept the GPU busy (a kernel of its left running there?)";
+    handed.refused = "the GPU was busy with work not of this process's (a kernel the worker left running there?)";
     handed.work_left = true;
     return handed;
   }

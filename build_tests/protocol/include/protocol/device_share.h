@@ -157,12 +157,13 @@ class DeviceMemoryFile {
 // already on the GPU are not stopped: a lock was refused while a call of the process's waited for
 // one (gallery cuda_timing_cheats impl14, whose watchers never finish), but taken while a spin it
 // had queued with nothing waiting for it ran on (gallery cuda_neighbours impl3, on an H100,
-// 2026-12-06); so the supervisor also finds the GPU idle from outside (kernel_workers.h:
+// 2026-12-06); so the supervisor also finds the GPU idle from outside (its worker_pool.h:
 // gpu_busy_now). It locks a CUDA worker's processes before it writes a run's inputs into a
 // DeviceMemoryFile and unlocks them once its clock runs, so that no kernel of theirs starts while
-// the values arrive. The driver serves the lock from a thread inside the locked process, so a process that
-// is stopped (SIGSTOP) never answers: lock first, stop after, continue before unlocking. Nothing
-// stops a process that rewrites that thread's answers (the driver's own code) from lying about it.
+// the values arrive. The driver serves the lock from a thread inside the locked process, so a
+// process that is stopped (SIGSTOP) never answers: lock first, stop after, continue before
+// unlocking. Nothing stops a process that rewrites that thread's answers (the driver's own code)
+// from lying about it.
 // Seen on an H100 (2026-12-06): a process of another PID namespace that saw the host's /proc
 // could not be locked (CUDA_ERROR_NOT_INITIALIZED); bubblewrap's workers, which mount their own
 // /proc, could.

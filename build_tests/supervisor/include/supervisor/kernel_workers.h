@@ -49,24 +49,18 @@ void stop_kernel_workers();
 // and none allocates until their own kernel is asked again) and ends one it cannot lock (a CUDA
 // call of its that does not finish; a process that holds the GPU and reports no CUDA state). The
 // lock does not stop kernels already on the GPU, which the GPU would give time slices beside the
-// one timed: while the GPU is busy (gpu_busy_now, below), the worker whose turn just ended is
-// ended (every other was held since the GPU was last found idle). Then, where less than 1/kGpuRoomShare of the device's memory is free, it makes room with
-// make_gpu_room: a kernel that takes the GPU's memory at load must not fail another's cases (its
-// worker's start, its probe, its runs) or choose a weaker bound for them. Those ended start again
-// for their own kernel's next case; only their time is spent.
+// one timed: while the GPU is busy (worker_pool.h: gpu_busy_now), the worker whose turn just
+// ended is ended (every other was held since the GPU was last found idle). Then, where less than
+// 1/kGpuRoomShare of the device's memory is free, it makes room with make_gpu_room: a kernel that
+// takes the GPU's memory at load must not fail another's cases (its worker's start, its probe,
+// its runs) or choose a weaker bound for them. Those ended start again for their own kernel's
+// next case; only their time is spent.
 inline constexpr uint64_t kGpuRoomShare = 2;
-// The lock holds a process's CUDA calls, not its kernels already on the GPU: whether another
-// context's work keeps the GPU busy, by this process's clock over the least of kGpuIdleProbes
-// one-element kernels of its own, each waited for (an H100 runs one in 10-30 us; one that must
-// wait for another context's time slice, far longer). Before another kernel is asked, other GPU
-// workers are ended while it is; a run's inputs are not handed over while it is.
-inline constexpr int kGpuIdleProbes = 5;
-inline constexpr double kGpuIdleSeconds = 200e-6;
-bool gpu_busy_now();
 // Ends other GPU workers with `end(i)`, i in [0, `others`) in order (the pool's: those that took
-// the most of the device's memory in their own turns first, then the least recently used), reading `free_and_total` (this process's reading of the device's free and
-// total bytes, from outside every worker) before each, until 1/kGpuRoomShare of it is free or
-// none is left; returns how many it ended.
+// the most of the device's memory in their own turns first, then the least recently used),
+// reading `free_and_total` (this process's reading of the device's free and total bytes, from
+// outside every worker) before each, until 1/kGpuRoomShare of it is free or none is left;
+// returns how many it ended.
 size_t make_gpu_room(size_t others, const std::function<std::pair<uint64_t, uint64_t>()>& free_and_total,
                      const std::function<void(size_t)>& end);
 
