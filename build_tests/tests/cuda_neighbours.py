@@ -3,13 +3,17 @@
 
 build_tests/gallery/cuda_neighbours: impl1 is an honest relu; impl2 takes all but 256 MiB of the
 GPU's free memory at load, impl3 keeps a kernel spinning on the GPU from load until it is first called, impl4 takes
-whatever memory is free from a thread, every 20 ms. Through ./bench on CUDA, impl1 is timed once
+whatever memory is free from a thread, every 20 ms, impl5 leaves a 3 s spin on the GPU (in a
+context of its own) when its turn ends, impl6 forks a child at load that holds the GPU's device
+files without CUDA state. Through ./bench on CUDA, impl1 is timed once
 alone (a job of its own: only its worker starts) and once after its neighbours' jobs (every
 worker started and listed first, the neighbours' loads done; each neighbour's job is the 64x64
 case; every request is answered within kCaseTimeout, or its worker is ended). It must pass every
 case both times, with speedups within kAllowed of each other; the supervisor must say it ended a
-neighbour for want of room on the GPU (kernel_workers.h, kGpuRoomShare), and impl3's own checks
-must show its spin ran (they wait for it), so the attacks took place and were met.
+neighbour for want of room on the GPU (kernel_workers.h, kGpuRoomShare), impl5's worker for the
+work it left on the GPU, and impl6's because it could not be held, and impl3's own checks
+must show its spin ran (they wait for it), so the attacks took place and were met. No child of
+impl6's outlives the run.
 """
 import argparse
 import json
@@ -74,7 +78,7 @@ check(len(cases) == 4, f"impl1 alone: ./bench timed the fixture's 4 relu cases (
 short = [case for case in cases if case.startswith("f32_64x64")]
 neighbour = dict(cases=short[:1])
 beside_status, beside_output, beside = bench([job("impl2", **neighbour), job("impl3", **neighbour), job("impl4", **neighbour),
-                                              job("impl1")], "beside")
+                                              job("impl6", **neighbour), job("impl5", **neighbour), job("impl1")], "beside")
 check(alone_status == 0 and beside_status == 0, f"./bench exits 0 both times (a failed case is not a crash): {alone_status}, {beside_status}")
 for case in cases:
     first, second = alone.get((case, "impl1")), beside.get((case, "impl1"))
@@ -85,7 +89,7 @@ for case in cases:
         ratio = second[1] / first[1]
         check(1 / kAllowed <= ratio <= kAllowed,
               f"{case}: impl1's speedup beside its neighbours {second[1]:.3g}x against {first[1]:.3g}x alone ({ratio:.3f}x)")
-for impl in ("impl2", "impl3", "impl4"):
+for impl in ("impl2", "impl3", "impl4", "impl5", "impl6"):
     for case in short[:1]:
         got = beside.get((case, impl))
         print(f"neighbour {impl} {case}: {str(got)[:200]}")  # their own verdicts: said, not judged
@@ -93,6 +97,12 @@ ended = [line for line in beside_output.splitlines() if "was ended:" in line]
 for line in ended:
     print("said: " + line[:300])
 check(any("of the GPU's memory was free" in line for line in ended), "a neighbour that took the GPU's memory was ended for room")
+check(any("relu_implementation_5" in line and "kept the GPU busy after its turn" in line for line in ended),
+      "impl5's worker, whose spin outlived its turn, was ended before the next kernel went on")
+check(any("relu_implementation_6" in line and "could not be held" in line for line in ended),
+      "impl6's worker, whose child holds the GPU's device files without CUDA state, was ended when it could not be held")
+left = subprocess.run(["pgrep", "-x", "bb_nvfd_child"], capture_output=True, text=True).stdout.split()
+check(not left, f"no child of impl6's outlives the run (left: {left})")
 # impl3's spin is real: its own checks waited for it (seconds), while beside impl1 it never ran,
 # its processes locked (a locked process's CUDA calls wait) from the moment another kernel was asked.
 spinner = next((got for (case, impl), got in beside.items() if impl == "impl3"), None)

@@ -33,7 +33,12 @@ while other processes take the cores, pass flagged speedup_uncertain counting no
 speedup counted beats the one both sides got back to back by the supervisor's clock
 (back_to_back_speedup) by at most the tolerance, or is flagged speedup_uncertain and at most 1.
 impl11 forges the GPU's timer (the CUDA guard's event record and elapsed time, in batches of
-several calls only); on a CPU it is an honest twin.
+several calls only); on a CPU it is an honest twin. On CUDA only (gallery/cuda_timing_cheats):
+impl14 watches the memory a run's inputs are laid over from a kernel left on the GPU; impl15
+delays each launch of its worker's reference by 0.8x its own call's time (its paired speedup
+1.8x, within the 2x bound on the worker's reference) and leaves a 300 ms spin on the GPU after
+each run back to back, where the supervisor's reference runs next: on the bounded cases it must
+be counted at the supervisor's own reference figure or back to back, or fail.
 
 With --device cuda (scripts/cuda_timing_cheats.sh, on the suite built from
 fixtures/cuda_timing_cheats, the gallery's files built as .cu kernels: a .cpp kernel runs on the
@@ -77,6 +82,7 @@ devices = set()  # the label of every result line: the device its case ran on
 results = {}  # (case, impl) -> ("error", text), ("speedup", value) or ("uncertain", value): flagged speedup_uncertain
 back_to_back = {}  # (case, impl) -> the speedup both sides got back to back, where bounded so
 counted_back_to_back = set()  # (case, impl) whose speedup is the supervisor's back to back (back_to_back_time=1)
+counted_own_reference = set()  # (case, impl) whose reference figure is the supervisor's own (supervisor_reference_time=1)
 for line in output.splitlines():
     match = re.match(re.escape(args.suite) + r"/relu\.default/([^/]+)/(impl\d+)/\S+\s+(.*)", line)
     if not match:
@@ -98,6 +104,8 @@ for line in output.splitlines():
                                  "counted" if "back_to_back_time=1" in rest else "speedup", value)
         if "back_to_back_time=1" in rest:
             counted_back_to_back.add((case, impl))
+        if "supervisor_reference_time=1" in rest:
+            counted_own_reference.add((case, impl))
 
 cases = sorted({case for case, _ in results})
 
@@ -131,6 +139,12 @@ def check_cuda():
             check(caught or (case, impl) in counted_back_to_back or (got[1] is not None and got[1] <= kCudaAllowed * honest[1]),
                   f"{case} {impl}: fails as timing_disagrees or wrong when timed, is counted by the supervisor's clock, "
                   f"or gains at most {kCudaAllowed - 1:.0%} over its honest twin's {honest[1]:.3g}x ({str(got)[:300]})")
+            if impl == "impl15":
+                # Its worker's reference slowed 1.8x: the supervisor's figures must have counted
+                # (its own reference, or both sides back to back), or the case failed.
+                check(caught or (case, impl) in counted_back_to_back or (case, impl) in counted_own_reference,
+                      f"{case} {impl}: a reference slowed in its worker is counted at the supervisor's figure or fails "
+                      f"({str(got)[:300]})")
             bound = back_to_back.get((case, impl))
             if got[0] != "error" and bound is not None:
                 check(got[1] <= (1 + kCudaBackToBackTolerance) * bound * 1.0001,

@@ -57,6 +57,15 @@ TEST(ReferenceBound, AFigureWithinTwiceTheHonestFloorNeedsNoTiming) {
   EXPECT_TRUE(reference_figure_needs_timing(4.5, kReferenceAgreement, 104));
 }
 
+TEST(ReferenceBound, OnCudaAWorkersReferenceFigureCountsAtMostFivePerCentAboveTheSupervisors) {
+  // impl15 of gallery/cuda_timing_cheats: its worker's reference slowed 1.8x, within the 2x that
+  // fails a case; counted at the supervisor's figure and 5 %.
+  EXPECT_DOUBLE_EQ(counted_reference_us(180, 100, kCudaCountedReferenceAgreement), 105 + kReferenceSlackUs);
+  EXPECT_DOUBLE_EQ(counted_reference_us(104, 100, kCudaCountedReferenceAgreement), 104);
+  // A worker's figure under the supervisor's stands: the speedup only ever loses by it.
+  EXPECT_DOUBLE_EQ(counted_reference_us(90, 100, kCudaCountedReferenceAgreement), 90);
+}
+
 // A worker's timing answer as the supervisor counts it: anything in the kernel's process can
 // rewrite it, so every figure is computed from the pairs it sends, and the flags that describe a
 // speedup are the supervisor's.

@@ -1205,6 +1205,15 @@ bool gpu_busy_now() {
   }
 }
 
+bool gpu_idle_within(double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (gpu_busy_now()) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
 size_t make_gpu_room(size_t others, const std::function<std::pair<uint64_t, uint64_t>()>& free_and_total,
                      const std::function<void(size_t)>& end) {
   size_t ended = 0;

@@ -93,4 +93,12 @@ inline constexpr int kGpuIdleProbes = 5;
 inline constexpr double kGpuIdleSeconds = 200e-6;
 bool gpu_busy_now();
 
+// Whether the GPU is idle (gpu_busy_now) within `seconds`, asked every millisecond. Before this
+// process times the reference on CUDA with the timed kernel's worker stopped (measure_in_worker):
+// stopping holds the worker's calls, not its kernels already on the GPU, and one left running
+// there would share the GPU with the reference's calls and slow the yardstick the kernel's
+// speedup is bounded by. An honest worker has none left once it has answered.
+inline constexpr double kGpuLeftWorkSeconds = 0.5;
+bool gpu_idle_within(double seconds);
+
 }  // namespace backendbench

@@ -104,6 +104,19 @@ inline constexpr double kReferenceAgreement = 2.0;
 // supervisor's, in every attempt, right after a build.
 inline constexpr double kCpuReferenceAgreement = 4.0;
 inline constexpr double kReferenceSlackUs = 2.0;
+// On CUDA, on calls of kBoundedCallSeconds or more, the reference figure counted is at most
+// kCudaCountedReferenceAgreement times this process's own (plus kReferenceSlackUs); a worker's
+// above it is counted at that figure, the speedup with it (flag supervisor_reference_time). There
+// a run back to back within the kernel's claim ends the bound without the reference's run
+// (back_to_back_allowance), so a reference slowed in the kernel's process up to
+// kReferenceAgreement would otherwise count in full (gallery/cuda_timing_cheats impl15 delays
+// each launch of its worker's reference). Both processes time the reference alike (the L2
+// flushed before each call, the same device), so this one's figure is timed for every such case;
+// the allowance is the one a speedup may beat the calls back to back by (kBackToBackTolerance).
+inline constexpr double kCudaCountedReferenceAgreement = 1.05;
+// The reference figure counted: the worker's, at most `agreement` times this process's own plus
+// kReferenceSlackUs (microseconds).
+double counted_reference_us(double worker_reference_us, double own_reference_us, double agreement);
 // Whether a worker's reference figure needs this process's own timing to be bounded: not when it
 // is at most `agreement` times the least honest time of the reference's work (roofline.h:
 // honest_floor_seconds, 0 where the peaks are no bound), plus kReferenceSlackUs, since this
