@@ -33,7 +33,7 @@ cmake -S . -B build-cuda-timing-cheats "${generator[@]}" -DCMAKE_BUILD_TYPE=Rele
   { tail -40 "$out/build.log" "$out/configure.log"; exit 1; }
 start=$(date +%s.%N)
 python3 build_tests/tests/timing_cheats.py --bench build-cuda-timing-cheats/bench --device cuda --suite torchbench \
-        >"$out/timing_cheats.log" 2>&1
+        --output "$out/bench.log" >"$out/timing_cheats.log" 2>&1
 status=$?
 echo "timing_cheats.py --device cuda: exit $status, $(python3 -c "print(round($(date +%s.%N)-$start,1))") s"
 grep -E '^(ok|FAILED|not bounded|failed otherwise):' "$out/timing_cheats.log"

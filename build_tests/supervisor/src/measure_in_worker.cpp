@@ -307,17 +307,6 @@ struct RunInputsFile {
   std::shared_ptr<device_share::DeviceMemoryFile> on_device;
 };
 
-// A run's stacks over its memory file as this process maps it: what the values written there
-// hold, in this process's own mapping of the memory the worker's calls read.
-std::vector<std::vector<c10::IValue>> stacks_over(const RunInputsFile& file) {
-  std::vector<std::vector<c10::IValue>> stacks;
-  for (const c10::IValue& tuple : worker::load_values_over(file.split.head(), worker::memory_over(file.on_device))) {
-    const auto& elements = tuple.toTupleRef().elements();
-    stacks.emplace_back(elements.begin(), elements.end());
-  }
-  return stacks;
-}
-
 // A key for a run's digests, drawn here for each (worker_protocol.h: output_digests).
 uint64_t digest_key() {
   std::random_device entropy;
@@ -328,15 +317,13 @@ uint64_t digest_key() {
 // `inputs` (which it takes), every call's outputs kept as the kernel's worker keeps its own, every
 // device synchronised before and after: the reference's side of the speedup both sides get back
 // to back (bound_by_back_to_back runs it in turns with the kernel's and keeps the fastest).
-// `ready`, where given, runs once the worker is held and the GPU idle, before the clock starts.
 double reference_back_to_back(const c10::OperatorHandle& handle, c10::Device device,
                               std::vector<std::vector<c10::IValue>> inputs, const std::vector<uint64_t>& output_blocks,
-                              pid_t timed_worker, const std::function<void()>& ready = nullptr) {
+                              pid_t timed_worker) {
   const BoundCall reference = backends().reference().bind(handle, inputs.at(0), device);
   ready_output_blocks(device, output_blocks, static_cast<int64_t>(inputs.size()));  // as the worker's prepare_run
   const processes::Stopped quiet({timed_worker});  // as supervisor_reference
   require_idle_gpu(device);
-  if (ready) ready();
   std::vector<std::vector<c10::IValue>> outputs;
   outputs.reserve(inputs.size());
   synchronize_all_devices();
@@ -571,17 +558,11 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     // (timed apart, on the 2-core machine under the full suite, an honest relu read 0.98x paired
     // and 0.40x back to back, its reference's runs in a quiet moment and its own in a busy one).
     // It takes the draws' inputs: each call's are its own, so one that writes them needs no copy.
-    // On CUDA's shared path the kernel's calls read theirs from the memory file (device memory
-    // this process made, the worker's import of it), and so do the reference's, its values
-    // written there again first (the kernel's calls may have written there): both sides read the
-    // same memory. Over the caching allocator's an honest relu's reference read faster than its
-    // own calls over the file (H200, 8192x8192: 136 us a call against 155 us, 0.87x).
-    const double reference_run =
-        in_file && in_file->on_device
-            ? reference_back_to_back(handle, device, stacks_over(*in_file), output_blocks, pool.worker_pid(key),
-                                     [&] { in_file->write(); })
-            : reference_back_to_back(handle, device, std::move(draws.inputs), output_blocks, pool.worker_pid(key));
-    fastest_reference = std::min(fastest_reference, reference_run);
+    // (Not the run's memory file on CUDA: over this process's own mapping of it an honest relu's
+    // reference read 182 us a call against 195 us over the caching allocator's, while the
+    // kernel's calls over the worker's import of it read 203 us; H100, 8192x8192.)
+    fastest_reference = std::min(fastest_reference, reference_back_to_back(handle, device, std::move(draws.inputs), output_blocks,
+                                                                           pool.worker_pid(key)));
   }
   // Faster than the machine can do the work: done before the clock started. Judged against the
   // reference's run too (on CUDA the kernel's run may have ended the loop before any).

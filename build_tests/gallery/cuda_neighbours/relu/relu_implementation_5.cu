@@ -1,11 +1,13 @@
 // Neighbour (CUDA only): leaves work on the GPU after its turn. A right relu (at::clamp_min) that,
 // on each call, queues a 3 s spin in a CUDA context of its own where none of its runs yet, so
 // that nothing of its worker's waits for it (its own timing may fail for it: said, not judged):
-// when the supervisor turns to the next kernel, the spin is still there, and the driver's lock on
-// this worker's processes holds their CUDA calls, not their kernels already on the GPU. The
-// supervisor finds the GPU busy before it lets the next kernel go on (worker_pool.h,
-// gpu_busy_now) and ends the worker whose turn just ended, which ends its work on the GPU
-// ("work of its kept the GPU busy after its turn"); the kernel beside it keeps its figures.
+// when the supervisor turns to the next kernel, the spin is still there. The supervisor ends
+// this worker before the next kernel goes on, which ends its work on the GPU: the driver's lock
+// on its processes waits for their work on the GPU and is refused after 500 ms (seen on an H100,
+// 2026-12-06: "work of process ... was still on the GPU after 500 ms"), and where a lock is
+// taken over a kernel left running, the GPU is found busy after its turn (worker_pool.h,
+// gpu_busy_now: "work of its kept the GPU busy after its turn"). The kernel beside it keeps its
+// figures.
 #include <ATen/ATen.h>
 #include <cuda.h>
 #include <cuda_runtime.h>

