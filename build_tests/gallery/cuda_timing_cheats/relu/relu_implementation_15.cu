@@ -2,9 +2,9 @@
 // supervisor's yardstick after its run. Its relu is honest (clamp_min), and so is every time its
 // worker reports of it:
 // - at load it registers an observer that, at the start of each aten::relu its process runs (the
-//   worker's reference, timed beside it), spins on the host for 0.8x the time its own last call
-//   took on the GPU (the least of its first three of that size, in the checks), so that the reference's launch comes
-//   that much after its start event: the worker's reference reads 1.8x its time, within the 2x
+//   worker's reference, timed beside it), waits for the GPU's queue, then spins on the host for
+//   0.8x the time its own last call took on the GPU (the least of its first three of that size,
+//   in the checks), so that the reference's launch comes that much after the GPU went idle: the worker's reference reads 1.8x its time, within the 2x
 //   the supervisor's own reference timing allows (kReferenceAgreement), and its paired speedup
 //   1.8x its twin's. Its calls back to back are within its claim, which on CUDA ended the bound
 //   without the reference's run, so that speedup counted in full. The figure counted is now at
@@ -120,6 +120,9 @@ std::map<int64_t, Timed>& timed_sizes() {
 
 std::unique_ptr<at::ObserverContext> on_operator_start(const at::RecordFunction& function) {
   if (function.name() != std::string_view("aten::relu")) return nullptr;
+  // The GPU's queue drained first, so that the delay is not hidden behind a call still running
+  // (the worker times a batch of calls between its events).
+  cudaStreamSynchronize(c10::cuda::getCurrentCUDAStream().stream());
   const auto until = std::chrono::steady_clock::now() +
                      std::chrono::nanoseconds(static_cast<int64_t>(kReferenceDelay * static_cast<double>(last_call_ns.load())));
   while (std::chrono::steady_clock::now() < until) {
