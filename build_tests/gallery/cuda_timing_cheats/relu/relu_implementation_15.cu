@@ -19,6 +19,11 @@
 //   timing_disagrees), so the spin ends first.
 // scripts/cuda_timing_cheats.sh: on the bounded cases it must be counted by the supervisor's
 // figures (supervisor_reference_time or back_to_back_time) or fail, within 10 % of its twin.
+// Seen on an H100 (2026-12-06): without draining the GPU's queue first, its delay hid behind the
+// worker's batched calls (its 16384x8192 reference read 414 us, within 5 % of the supervisor's
+// own that run); with it, its bounded cases fail as hidden_work (its worker's host-timed
+// readings see the waits) and its short ones as timing_disagrees (its worker's reference at 40 us
+// against the supervisor's 12 us on 2048x2048): no gain either way.
 #include <ATen/ATen.h>
 #include <ATen/record_function.h>
 #include <c10/cuda/CUDACachingAllocator.h>
