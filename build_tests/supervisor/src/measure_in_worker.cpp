@@ -65,19 +65,6 @@ json timing_settings(const Settings& settings) {
 }
 
 
-// The reference as this process times it, for the bound on a worker's figure. A bound of 2x needs
-// a median within a few per cent, not the 0.3 % of a timing. On CUDA, where events time the device
-// alone and every sample starts after the same cache flush, it is the median of 4 samples (one
-// call each, as the worker's are) in one batch: one synchronisation and 7 flushes of the L2.
-// 16 interleaved pairs cost 5 ms a case, 7 % of ./bench's time on the 914-case subset (H200), 8
-// samples in two batches 3.4 ms. A sample read low only tightens the bound for one attempt (a
-// disagreeing measurement is taken again); one read high is outvoted by the other three.
-//
-// On a CPU the partner is not the reference but one core kept busy for as long as the worker says
-// its kernel took (`kernel_us`): an honest single-threaded kernel leaves ATen's thread pool asleep,
-// and the reference after it pays for waking it (on 16 cores a 1024x1024 relu read 33 us beside
-// itself and 66-77 us beside such a kernel, more than the 2x allowed). A kernel that claims to be
-// slower to loosen this bound gives up as much speedup.
 // The GPU still busy when this process was to time the reference, the timed kernel's worker
 // stopped (worker_pool.h, gpu_idle_within): work the worker left running there.
 struct GpuLeftBusy : std::runtime_error {
@@ -91,6 +78,35 @@ void require_idle_gpu(c10::Device device) {
   if (device.is_cuda() && !gpu_idle_within(kGpuLeftWorkSeconds)) throw GpuLeftBusy();
 }
 
+// Whether a CUDA case's calls are bounded in full (kernel_workers.h, kBoundedCallSeconds): by
+// the kernel's claim or the reference's, kBoundedCallSeconds or more. Shorter ones are bounded
+// loosely, and their reference figure is not counted within this process's own.
+bool long_cuda_calls(c10::Device device, const TimingFigures& f) {
+  return device.is_cuda() && std::max(f.kernel_us, f.reference_us) / 1e6 >= kBoundedCallSeconds;
+}
+
+// Counts `measured`'s speedup scaled by `factor`, flagged `flag` (the figure the supervisor's
+// own clock gave it), and decides speedup_review again on the speedup counted.
+void count_scaled_speedup(Measurement& measured, double factor, const char* flag) {
+  scale_speedup(measured.figures, factor);
+  measured.flags.push_back(flag);
+  measured.flags.erase(std::remove(measured.flags.begin(), measured.flags.end(), "speedup_review"), measured.flags.end());
+  if (measured.figures.speedup > kSpeedupReviewThreshold) measured.flags.push_back("speedup_review");
+}
+
+// The reference as this process times it, for the bound on a worker's figure. A bound of 2x needs
+// a median within a few per cent, not the 0.3 % of a timing. On CUDA, where events time the device
+// alone and every sample starts after the same cache flush, it is the median of 4 samples (one
+// call each, as the worker's are) in one batch: one synchronisation and 7 flushes of the L2.
+// 16 interleaved pairs cost 5 ms a case, 7 % of ./bench's time on the 914-case subset (H200), 8
+// samples in two batches 3.4 ms. A sample read low only tightens the bound for one attempt (a
+// disagreeing measurement is taken again); one read high is outvoted by the other three.
+//
+// On a CPU the partner is not the reference but one core kept busy for as long as the worker says
+// its kernel took (`kernel_us`): an honest single-threaded kernel leaves ATen's thread pool asleep,
+// and the reference after it pays for waking it (on 16 cores a 1024x1024 relu read 33 us beside
+// itself and 66-77 us beside such a kernel, more than the 2x allowed). A kernel that claims to be
+// slower to loosen this bound gives up as much speedup.
 struct SupervisorReference {
   double us = 0;
   std::vector<c10::IValue> outputs;  // the reference's last result on `values`
@@ -417,7 +433,7 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
   // reference's (bounded above by this process), is bounded loosely and only where its speedup
   // gains (kernel_workers.h, kCudaShortCallCheckedSpeedup): back to back such calls are bound by
   // their launches and the requests' round trip, not by their work.
-  const bool short_cuda_calls = device.is_cuda() && std::max(claimed, f.reference_us / 1e6) < kBoundedCallSeconds;
+  const bool short_cuda_calls = device.is_cuda() && !long_cuda_calls(device, f);
   if (short_cuda_calls && !(f.speedup > kCudaShortCallCheckedSpeedup)) return;
   if (drawn_from.empty()) throw std::runtime_error("a timed case without its draws' recipes: no calls back to back can be drawn");
   const CaseSpec& spec = *drawn_from.front().spec;
@@ -559,8 +575,8 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
     // and 0.40x back to back, its reference's runs in a quiet moment and its own in a busy one).
     // It takes the draws' inputs: each call's are its own, so one that writes them needs no copy.
     // (Not the run's memory file on CUDA: over this process's own mapping of it an honest relu's
-    // reference read 182 us a call against 195 us over the caching allocator's, while the
-    // kernel's calls over the worker's import of it read 203 us; H100, 8192x8192.)
+    // reference read 182 us a call, and the kernel's calls over the worker's import of it 203 us;
+    // over the caching allocator's the reference read 182-198 us; H100, 8192x8192.)
     fastest_reference = std::min(fastest_reference, reference_back_to_back(handle, device, std::move(draws.inputs), output_blocks,
                                                                            pool.worker_pid(key)));
   }
@@ -607,10 +623,7 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
       // paired, 0.17x back to back, H200), or a CPU's noisier runs, keeps what it costs.
       f.kernel_us = f.kernel_mean_us = per_call * 1e6;
       f.reference_us = reference_per_call * 1e6;
-      scale_speedup(f, back_to_back_speedup / f.speedup);
-      measured.flags.push_back("back_to_back_time");
-      measured.flags.erase(std::remove(measured.flags.begin(), measured.flags.end(), "speedup_review"), measured.flags.end());
-      if (f.speedup > kSpeedupReviewThreshold) measured.flags.push_back("speedup_review");
+      count_scaled_speedup(measured, back_to_back_speedup / f.speedup, "back_to_back_time");
       return;
   }
 }
@@ -679,14 +692,17 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
                               " s the supervisor observed for the whole measurement");
   }
   // Last, both sides back to back by this process's clock.
+  const auto left_busy = [&](const GpuLeftBusy& error) {
+    measured.flags.push_back("timing_disagrees");
+    measured.errors.push_back(backend.name() + " (" + backend.source() + ") on " + where + ": " + error.what());
+  };
   const auto bound_below = [&] {
     if (!measured.errors.empty()) return;
     const auto bound_started = std::chrono::steady_clock::now();
     try {
       bound_by_back_to_back(measured, op_display, handle, backend, device, values, drawn_from, where, settings);
     } catch (const GpuLeftBusy& error) {
-      measured.flags.push_back("timing_disagrees");
-      measured.errors.push_back(backend.name() + " (" + backend.source() + ") on " + where + ": " + error.what());
+      left_busy(error);
     }
     measured.bound_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - bound_started).count();
   };
@@ -697,7 +713,7 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
   const double agreement = device.is_cuda() ? kReferenceAgreement : kCpuReferenceAgreement;
   // On CUDA's bounded calls the figure counted is at most kCudaCountedReferenceAgreement times
   // this process's: timed here whatever the floor says.
-  const bool counted_within_own = device.is_cuda() && std::max(f.kernel_us, f.reference_us) / 1e6 >= kBoundedCallSeconds;
+  const bool counted_within_own = long_cuda_calls(device, f);
   if (measured.errors.empty() && checked_outputs != nullptr && !counted_within_own) {
     // A figure the work's own floor already bounds needs no timing here (1 to 2 ms a case on the
     // H200: 4 samples, 7 flushes and a synchronisation); the roofline counts the checks' outputs.
@@ -724,8 +740,7 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
       measured.supervisor_reference_us = own_us;
       measured.reference_outputs = std::move(own.outputs);
     } catch (const GpuLeftBusy& error) {
-      measured.flags.push_back("timing_disagrees");
-      measured.errors.push_back(backend.name() + " (" + backend.source() + ") on " + where + ": " + error.what());
+      left_busy(error);
       return measured;
     } catch (const std::exception& error) {
       measured.errors.push_back(backend.name() + " (" + backend.source() + "): the reference failed when timed on " + where +
@@ -742,11 +757,8 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
     } else if (counted_within_own) {
       const double counted = counted_reference_us(f.reference_us, own_us, kCudaCountedReferenceAgreement);
       if (counted < f.reference_us) {
-        scale_speedup(measured.figures, counted / f.reference_us);
+        count_scaled_speedup(measured, counted / f.reference_us, "supervisor_reference_time");
         measured.figures.reference_us = counted;
-        measured.flags.push_back("supervisor_reference_time");
-        measured.flags.erase(std::remove(measured.flags.begin(), measured.flags.end(), "speedup_review"), measured.flags.end());
-        if (f.speedup > kSpeedupReviewThreshold) measured.flags.push_back("speedup_review");
       }
     }
   }

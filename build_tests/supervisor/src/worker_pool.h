@@ -86,10 +86,11 @@ RunInputsHandOver hand_over_run_inputs(pid_t worker, const std::function<void()>
 // The lock holds a process's CUDA calls, not its kernels already on the GPU: whether another
 // context's work keeps the GPU busy, by this process's clock over the least of kGpuIdleProbes
 // one-element kernels of its own, each waited for (an H100 runs one in 11-13 us; beside another
-// process's one-thread spin the least of five read 263-2372 us, the GPU's time slices being about
-// 2 ms, and a 256 MiB multiply took 424 us instead of 182 us). Before another kernel is asked, the worker
-// whose turn just ended is ended while it is (kernel_workers.h, kGpuRoomShare); a run's inputs
-// are not handed over while it is. False where this process has no GPU.
+// process's one-thread spin the least of five read 263-2372 us, the GPU's time slices being
+// about 2 ms, and a 256 MiB multiply took 424 us instead of 182 us). Before another kernel is
+// asked, the worker whose turn just ended is ended while it is (kernel_workers.h,
+// kGpuRoomShare); a run's inputs are not handed over while it is. False where this process has
+// no GPU.
 inline constexpr int kGpuIdleProbes = 5;
 inline constexpr double kGpuIdleSeconds = 100e-6;
 bool gpu_busy_now();
