@@ -76,7 +76,7 @@ std::string failure_kind(const Verdict& verdict) {
   for (const CheckOutcome& check : verdict.checks) {
     if (!check.passed) add(check.check);
   }
-  for (const char* flag : {"suspect", "hidden_work", "wrong_when_timed"}) {
+  for (const char* flag : {"suspect", "hidden_work", "wrong_when_timed", "gpu_shared"}) {
     if (kinds.empty() && verdict.has_flag(flag)) add(flag);
   }
   return kinds.empty() ? "error" : kinds;

@@ -67,15 +67,21 @@ json timing_settings(const Settings& settings) {
 
 // The GPU still busy when this process was to time the reference, the timed kernel's worker
 // stopped (worker_pool.h, gpu_idle_within): work the worker left running there.
+// Where another program holds the GPU (gpu_holders.h), the case says so and fails as gpu_shared.
 struct GpuLeftBusy : std::runtime_error {
-  GpuLeftBusy()
+  explicit GpuLeftBusy(const GpuHoldersSaid& holders)
       : std::runtime_error("the GPU was still busy " + std::to_string(static_cast<int>(kGpuLeftWorkSeconds * 1e3)) +
-                           " ms after its worker was stopped for the supervisor's timing of the reference: work the "
-                           "kernel left running there would slow the reference its speedup is measured against") {}
+                           " ms after its worker was stopped for the supervisor's timing of the reference" +
+                           (holders.other_programs ? ": " + holders.text
+                                                   : ": work the kernel left running there would slow the reference its "
+                                                     "speedup is measured against" +
+                                                         (holders.text.empty() ? "" : " (" + holders.text + ")"))),
+        other_programs(holders.other_programs) {}
+  bool other_programs;
 };
 
-void require_idle_gpu(c10::Device device) {
-  if (device.is_cuda() && !gpu_idle_within(kGpuLeftWorkSeconds)) throw GpuLeftBusy();
+void require_idle_gpu(c10::Device device, pid_t timed_worker) {
+  if (device.is_cuda() && !gpu_idle_within(kGpuLeftWorkSeconds)) throw GpuLeftBusy(gpu_holders_now(timed_worker));
 }
 
 // Whether a CUDA case's calls are bounded in full (kernel_workers.h, kBoundedCallSeconds): by
@@ -131,7 +137,7 @@ SupervisorReference supervisor_reference(const std::string& op_display, const c1
   // measure_in_worker): its threads would slow this reference as much as its worker's, and the
   // bound would agree with a forged speedup.
   const processes::Stopped quiet({timed_worker});
-  require_idle_gpu(device);
+  require_idle_gpu(device, timed_worker);
   // `values` are this process's own (time_case's); the reference writes only what its schema
   // says it writes, and those calls get copies.
   const bool writes_inputs = !written_arguments(handle.schema(), facts_of(op_display).unannotated_writes).empty();
@@ -339,7 +345,7 @@ double reference_back_to_back(const c10::OperatorHandle& handle, c10::Device dev
   const BoundCall reference = backends().reference().bind(handle, inputs.at(0), device);
   ready_output_blocks(device, output_blocks, static_cast<int64_t>(inputs.size()));  // as the worker's prepare_run
   const processes::Stopped quiet({timed_worker});  // as supervisor_reference
-  require_idle_gpu(device);
+  require_idle_gpu(device, timed_worker);
   std::vector<std::vector<c10::IValue>> outputs;
   outputs.reserve(inputs.size());
   synchronize_all_devices();
@@ -516,14 +522,18 @@ void bound_by_back_to_back(Measurement& measured, const std::string& op_display,
       // are written. A kernel left running there (watching for the values to arrive) is refused the run.
       const RunInputsHandOver handed = hand_over_run_inputs(pool.worker_pid(key), [&] { in_file->write(); });
       if (!handed.refused.empty()) {
-        measured.flags.push_back("timing_disagrees");
+        measured.flags.push_back(handed.holders.other_programs ? "gpu_shared" : "timing_disagrees");
         measured.errors.push_back(
             label + " on " + where + ": " +
-            (handed.work_left ? "its worker's work was still running on the GPU when its run's inputs were to be written (" +
-                                    handed.refused + "): a kernel left running before the clock starts, as one that "
-                                    "watches for the inputs to arrive; the run cannot be timed"
-                              : "its worker's processes could not be held while its run's inputs were written (" +
-                                    handed.refused + "): the run cannot be timed"));
+            (handed.holders.other_programs
+                 ? "the GPU was busy when its run's inputs were to be written: " + handed.holders.text
+             : handed.work_left
+                 ? "its worker's work was still running on the GPU when its run's inputs were to be written (" +
+                       handed.refused + "): a kernel left running before the clock starts, as one that "
+                       "watches for the inputs to arrive; the run cannot be timed" +
+                       (handed.holders.text.empty() ? "" : " (" + handed.holders.text + ")")
+                 : "its worker's processes could not be held while its run's inputs were written (" + handed.refused +
+                       "): the run cannot be timed"));
         return;
       }
       started = handed.clock_started;
@@ -693,7 +703,7 @@ Measurement measure_in_worker_once(const std::string& op_display, const c10::Ope
   }
   // Last, both sides back to back by this process's clock.
   const auto left_busy = [&](const GpuLeftBusy& error) {
-    measured.flags.push_back("timing_disagrees");
+    measured.flags.push_back(error.other_programs ? "gpu_shared" : "timing_disagrees");
     measured.errors.push_back(backend.name() + " (" + backend.source() + ") on " + where + ": " + error.what());
   };
   const auto bound_below = [&] {

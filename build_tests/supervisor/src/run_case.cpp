@@ -223,7 +223,8 @@ Verdict check_case_for(const OperatorSpec& op, const CaseSpec& spec, const Backe
 }  // namespace
 
 bool is_disqualifying_flag(const std::string& flag) {
-  return flag == "suspect" || flag == "hidden_work" || flag == "wrong_when_timed" || flag == "timing_disagrees";
+  return flag == "suspect" || flag == "hidden_work" || flag == "wrong_when_timed" || flag == "timing_disagrees" ||
+         flag == "gpu_shared";
 }
 
 Verdict check_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& backend, const Settings& settings) {
@@ -296,8 +297,9 @@ Verdict time_case(const OperatorSpec& op, const CaseSpec& spec, const Backend& b
     }
     if (measured.errors.empty()) verdict.timing = figures;
     for (const std::string& flag : verdict.flags) {
-      // wrong_when_timed and timing_disagrees come with their own error already.
-      if (is_disqualifying_flag(flag) && flag != "wrong_when_timed" && flag != "timing_disagrees" && !alone) {
+      // wrong_when_timed, timing_disagrees and gpu_shared come with their own error already.
+      if (is_disqualifying_flag(flag) && flag != "wrong_when_timed" && flag != "timing_disagrees" && flag != "gpu_shared" &&
+          !alone) {
         fail(verdict, label + " on " + verdict.where() + ": flagged " + flag + "; it does not count as a speedup");
       }
     }

@@ -1243,6 +1243,7 @@ RunInputsHandOver hand_over_run_inputs(pid_t worker, const std::function<void()>
   if (gpu_busy_now()) {
     handed.refused = "the GPU was busy with work not of this process's (a kernel the worker left running there?)";
     handed.work_left = true;
+    handed.holders = gpu_holders_now(worker);
     return handed;
   }
   write();

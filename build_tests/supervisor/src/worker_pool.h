@@ -18,6 +18,7 @@
 #include "backendbench/backend.h"
 #include "protocol/device_share.h"
 #include "protocol/worker_protocol.h"
+#include "supervisor/gpu_holders.h"
 
 namespace backendbench {
 
@@ -79,6 +80,7 @@ inline constexpr int kRunInputsLockMilliseconds = 500;
 struct RunInputsHandOver {
   std::string refused;
   bool work_left = false;  // refused: a process's work was still on the GPU
+  GpuHoldersSaid holders;  // then: who holds the GPU (gpu_holders.h)
   std::chrono::steady_clock::time_point clock_started;
 };
 RunInputsHandOver hand_over_run_inputs(pid_t worker, const std::function<void()>& write);
