@@ -86,8 +86,7 @@ endfunction()
 # 354 s on the 2-core machine with an empty compiler cache (scripts/first_run.sh, 2026-12-03).
 # The rooms that parse ATen's headers (the case library, the protocol, the supervisor) take
 # batches of 12, so that each parses them twice at most (7 s a time on that machine); those that
-# do not (the generator's stages, the planner, the agents, the command) 16. Libraries whose
-# objects the worker links one by one (the records) stay file by file.
+# do not (the generator's stages, the records, the planner, the agents, the command) 16.
 # BACKENDBENCH_UNITY_BUILD=OFF compiles file by file (an edit then recompiles one file, not its batch).
 option(BACKENDBENCH_UNITY_BUILD "Compile the project's larger libraries as unity files" ON)
 function(backendbench_unity_build batch)
