@@ -27,6 +27,7 @@ TEST(GpuHolders, AnotherProgramIsNamedAndTheKernelNotBlamed) {
   const GpuHoldersSaid said =
       say_gpu_holders(classify_gpu_holders({100, 201, 777}, 100, {100, 200, 201}, {200, 201}, name_of));
   EXPECT_TRUE(said.other_programs);
+  EXPECT_EQ(said.others, "777 (python3)");
   EXPECT_NE(said.text.find("shared with another program (777 (python3))"), std::string::npos) << said.text;
   EXPECT_NE(said.text.find("says nothing of the kernel"), std::string::npos) << said.text;
   EXPECT_NE(said.text.find("201 (backendbench-wo) of the timed kernel's worker"), std::string::npos) << said.text;

@@ -134,6 +134,7 @@ GpuHoldersSaid say_gpu_holders(const std::optional<std::vector<GpuHolder>>& hold
     }
   }
   said.other_programs = !others.empty();
+  said.others = others;
   if (said.other_programs) {
     said.text = "the GPU is shared with another program (" + others +
                 "), whose work slows the reference as much as work a kernel left there: this says nothing of the "

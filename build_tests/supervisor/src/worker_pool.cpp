@@ -358,8 +358,10 @@ class WorkerPool {
       }
       if (gpu_busy_now() && !said_gpu_busy_) {
         said_gpu_busy_ = true;
-        std::cerr << "backendbench: warning: the GPU is busy with work of a process other than this run's kernel workers: "
-                     "timings on it are noisy, and a run back to back is refused while it is\n";
+        const GpuHoldersSaid holders = gpu_holders_now(-1);
+        std::cerr << "backendbench: warning: the GPU is busy with work of a process other than this run's kernel workers"
+                  << (holders.other_programs ? " (other programs hold it: " + holders.others + ")" : std::string()) << ": "
+                  << "timings on it are noisy, and a run back to back is refused while it is\n";
       }
       others.erase(std::remove_if(others.begin(), others.end(), [](const WorkerProcess* w) { return w->pid < 0; }), others.end());
     }

@@ -40,6 +40,7 @@ std::vector<GpuHolder> classify_gpu_holders(const std::vector<pid_t>& holders, p
 // (nullopt) or nobody else holds it.
 struct GpuHoldersSaid {
   bool other_programs = false;  // some holder is another program's: the case fails as gpu_shared
+  std::string others;           // those: "777 (python3), ..."
   std::string text;
 };
 GpuHoldersSaid say_gpu_holders(const std::optional<std::vector<GpuHolder>>& holders);
