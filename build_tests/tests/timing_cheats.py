@@ -63,9 +63,13 @@ kShortCallBackToBackTolerance = 0.5  # kCpuShortCallBackToBackTolerance: shorter
 kCudaBackToBackTolerance = 0.05  # kBackToBackTolerance: CUDA calls of 100 us or more
 kCudaAllowed = 1.10  # a cheat's speedup over its honest twin's on a bounded CUDA case (run to run noise included)
 kCudaBoundedCases = ("f32_8192x8192", "f32_16384x8192")  # calls of over 100 us on an H100 or H200
-# Shorter CUDA calls are bounded loosely (kCudaShortCallBackToBackTolerance: a paired speedup
-# stands up to twice the one both sides got back to back): a cheat there gains at most that.
-kCudaShortCallAllowed = 2.2
+# Shorter CUDA calls are bounded loosely: a paired speedup stands up to twice the one both sides
+# got back to back (kCudaShortCallBackToBackTolerance), which on calls of a few microseconds
+# measures their launches; and the worker's reference figure stands up to twice the supervisor's
+# own plus 2 us (kReferenceAgreement, kReferenceSlackUs), 2.5x on the 64x64 case's 4 us calls.
+# impl16, which queues a spin before each launch of its worker's reference, read 2.23x there on
+# an H100 (2026-12-06): a cheat gains at most that much on short calls.
+kCudaShortCallAllowed = 2.5
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--bench", required=True)

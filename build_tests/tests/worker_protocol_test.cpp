@@ -766,6 +766,13 @@ TEST(GpuRoom, OtherWorkersAreEndedInOrderUntilHalfTheMemoryIsFree) {
       << "memory that never comes back: every other worker, and no more";
 }
 
+TEST(BackToBack, ARunWithinTheKernelsClaimEndsTheBoundOnlyOnCudasBoundedCallsWithAReferenceNotCapped) {
+  EXPECT_TRUE(back_to_back_ends_within_claim(/*cuda=*/true, /*short_cuda_calls=*/false, /*reference_capped=*/false));
+  EXPECT_FALSE(back_to_back_ends_within_claim(true, false, true)) << "a reference counted at the supervisor's own: both runs";
+  EXPECT_FALSE(back_to_back_ends_within_claim(true, true, false)) << "short calls: their launches, not their work";
+  EXPECT_FALSE(back_to_back_ends_within_claim(false, false, false)) << "a CPU: the reference's runs always";
+}
+
 TEST(BackToBack, APairedSpeedupStandsWithinTheToleranceIsReplacedBeyondAndFailsFarBeyond) {
   constexpr bool kCuda = true, kCpu = false;
   constexpr double kLong = 1e-3, kShort = 5e-6;  // seconds a call
