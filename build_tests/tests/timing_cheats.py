@@ -68,7 +68,7 @@ kCudaBoundedCases = ("f32_8192x8192", "f32_16384x8192")  # calls of over 100 us 
 # measures their launches; and the worker's reference figure stands up to twice the supervisor's
 # own plus 2 us (kReferenceAgreement, kReferenceSlackUs), 2.5x on the 64x64 case's 4 us calls.
 # impl16, which queues a spin before each launch of its worker's reference, read 2.23x there on
-# an H100 (2026-12-06): a cheat gains at most that much on short calls.
+# an H100 (2026-12-06): on short calls a cheat gains at most the mechanism's 2.5x.
 kCudaShortCallAllowed = 2.5
 
 parser = argparse.ArgumentParser()

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <fstream>
-#include <mutex>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 #include "backendbench/processes.h"
 
