@@ -331,7 +331,9 @@ def errors():
                    "--workers", "2", "--concurrency", "2", "--budget-tokens", "10", "--build", tree, "-j", "2", "--out", results,
                    expect=1, environment={"ANTHROPIC_BASE_URL": "http://127.0.0.1:" + server.port, "ANTHROPIC_API_KEY": KEY})
         asked = len(server.requests())
-    check(asked == 2, f"the two workers' first questions, then none: {asked} asked")
+    # Each worker asks once at most: the second's first question comes after the first's answer
+    # spent the budget when the machine is busy (once under the full suite), and is then not asked.
+    check(1 <= asked <= 2, f"at most the two workers' first questions, then none: {asked} asked")
     if os.path.isfile(os.path.join(results, "run.json")):
         run, _ = read_run(results)
         check("token budget" in run["generation"]["stopped"], "run.json says the budget stopped it")

@@ -32,7 +32,10 @@ TEST(Fallback, RecordingIsThreadLocalAndStops) {
 }
 
 TEST(AtenShare, OutermostComputingOperatorsAreNamedOnceAndTimed) {
-  const at::Tensor t = at::randn({256, 256});
+  // Calls of a millisecond or more each, so that a descheduling between two of them (the suite's
+  // other tests on the same cores) stays a small share of the whole: at 256x256 one such pause
+  // once left a third of the time counted as computing.
+  const at::Tensor t = at::randn({1024, 1024});
   const OperatorCalls composed = record_operator_calls([&] {
     at::Tensor out = at::empty_like(t);  // allocates: computes nothing
     for (int i = 0; i < 20; ++i) out = at::clamp_min(at::exp(t), 0);

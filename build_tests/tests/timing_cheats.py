@@ -120,6 +120,12 @@ for line in output.splitlines():
 cases = sorted({case for case, _ in results})
 
 
+def print_failures():
+    """./bench's last output, then what failed, last: a log cut to its tail keeps the reasons."""
+    print(output[-4000:])
+    print("\n".join(["failed:"] + ["  " + what for what in failures]))
+
+
 def check_cuda():
     check(all(any(case.startswith(bounded) for case in cases) for bounded in kCudaBoundedCases),
           f"./bench timed the bounded cases {kCudaBoundedCases} (found {cases}; exit status {run.returncode})")
@@ -161,7 +167,7 @@ def check_cuda():
                 check(got[1] <= (1 + kCudaBackToBackTolerance) * bound * 1.0001,
                       f"{case} {impl}: its speedup {got[1]} is at most {1 + kCudaBackToBackTolerance} times the {bound} both sides got back to back")
     if failures:
-        print(output[-4000:])
+        print_failures()
         sys.exit(1)
     sys.exit(0)
 
@@ -245,5 +251,5 @@ for (case, impl), got in sorted(results.items()):
         continue
     check(within, f"{case} {impl}: its speedup {got[1]} is at most {1 + tolerance} times the {bound} both sides got back to back")
 if failures:
-    print(output[-4000:])
+    print_failures()
     sys.exit(1)
