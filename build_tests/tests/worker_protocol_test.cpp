@@ -885,6 +885,40 @@ TEST(KernelImports, EachKernelsManifestLineIsFoundByItsTextSoThatItsWorkerLoadsI
   EXPECT_EQ(kernel_library(manifest, "relu_.default", "impl1"), "");  // a Python kernel's line: no library
 }
 
+// Names in this executable's own data, as a kernel that looks ATen up at run time holds them:
+// read back from the file by data_names. Volatile, so that each string is kept.
+const char* volatile kLookedUpEntryPoint = "_ZN2at3cpu4reluERKNS_6TensorE";
+const char* volatile kLookedUpNeighbour = "_ZN2at3cpu5relu6ERKNS_6TensorE";  // relu6: another operator
+const char* volatile kOperatorInALongerString = "looked up as aten::relu_";
+
+TEST(KernelImports, AnOperatorsDispatcherNameIsToldFromOthers) {
+  EXPECT_TRUE(is_operator_name_of("aten::relu", "relu"));
+  EXPECT_TRUE(is_operator_name_of("aten::relu_", "relu"));
+  EXPECT_TRUE(is_operator_name_of("aten::add.Tensor", "add"));
+  EXPECT_TRUE(is_operator_name_of("as_aten::add_.Tensor", "add"));  // the tail of a longer name
+  EXPECT_FALSE(is_operator_name_of("aten::relu6", "relu"));
+  EXPECT_FALSE(is_operator_name_of("aten::addmm", "add"));
+  EXPECT_FALSE(is_operator_name_of("relu", "relu"));
+  EXPECT_FALSE(is_operator_name_of("aten::clamp_min", "relu"));
+}
+
+TEST(KernelImports, NamesInALibrarysDataAreReadFromItsFile) {
+  EXPECT_THROW(data_names(::testing::TempDir() + "/gallery_wrong.txt"), std::runtime_error);  // not ELF
+  const std::vector<std::string> names = data_names("/proc/self/exe");
+  const auto holds = [](const std::vector<std::string>& all, const std::string& name) {
+    return std::find(all.begin(), all.end(), name) != all.end();
+  };
+  EXPECT_TRUE(holds(names, kLookedUpEntryPoint));
+  EXPECT_TRUE(holds(names, "aten::relu_"));  // the name characters before the string's end
+  const std::vector<std::string>& relu = fallback_names("/proc/self/exe", "relu.default");
+  EXPECT_TRUE(holds(relu, "at::cpu::relu(at::Tensor const&)"));
+  EXPECT_TRUE(holds(relu, "aten::relu_"));
+  EXPECT_FALSE(holds(relu, "at::cpu::relu6(at::Tensor const&)"));
+  EXPECT_EQ(&fallback_names("/proc/self/exe", "relu_.default"), &relu);  // one family, read once
+  EXPECT_NE(kLookedUpNeighbour, nullptr);
+  EXPECT_NE(kOperatorInALongerString, nullptr);
+}
+
 TEST(KernelImports, ALibrarysUndefinedSymbolsAreReadFromItsFile) {
   // This executable's own libtorch imports: libtorch_cpu is linked, and it imports from c10.
   EXPECT_THROW(undefined_symbols(::testing::TempDir() + "/gallery_wrong.txt"), std::runtime_error);  // not ELF

@@ -5,6 +5,8 @@
 #include <cxxabi.h>
 #include <elf.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -158,41 +160,96 @@ void forget_kernel_libraries() {
   libraries().clear();
 }
 
-std::vector<std::string> undefined_symbols(const std::string& library) {
-  std::ifstream in(library, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
-  const auto fail = [&](const std::string& what) { return std::runtime_error(library + ": " + what); };
-  if (bytes.size() < sizeof(Elf64_Ehdr) || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0 ||
-      bytes[EI_CLASS] != ELFCLASS64) {
-    throw fail("not a 64-bit ELF object");
+namespace {
+
+// A 64-bit ELF file read whole, its section headers checked against its size as they are read.
+class ElfFile {
+ public:
+  explicit ElfFile(const std::string& path) : path_(path) {
+    std::ifstream in(path, std::ios::binary);
+    bytes_.assign(std::istreambuf_iterator<char>(in), {});
+    if (bytes_.size() < sizeof(Elf64_Ehdr) || std::memcmp(bytes_.data(), ELFMAG, SELFMAG) != 0 ||
+        bytes_[EI_CLASS] != ELFCLASS64) {
+      throw error("not a 64-bit ELF object");
+    }
+    std::memcpy(&header_, bytes_.data(), sizeof header_);
   }
-  Elf64_Ehdr header;
-  std::memcpy(&header, bytes.data(), sizeof header);
-  const auto section = [&](size_t index) {
-    const uint64_t at = header.e_shoff + index * uint64_t{header.e_shentsize};
-    if (header.e_shentsize < sizeof(Elf64_Shdr) || at + sizeof(Elf64_Shdr) > bytes.size()) throw fail("a section header beyond the file");
+  size_t sections() const { return header_.e_shnum; }
+  Elf64_Shdr section(size_t index) const {
+    const uint64_t at = header_.e_shoff + index * uint64_t{header_.e_shentsize};
+    if (header_.e_shentsize < sizeof(Elf64_Shdr) || at + sizeof(Elf64_Shdr) > bytes_.size()) {
+      throw error("a section header beyond the file");
+    }
     Elf64_Shdr found;
-    std::memcpy(&found, bytes.data() + at, sizeof found);
-    if (found.sh_type != SHT_NOBITS && (found.sh_offset > bytes.size() || found.sh_size > bytes.size() - found.sh_offset)) {
-      throw fail("a section beyond the file");
+    std::memcpy(&found, bytes_.data() + at, sizeof found);
+    if (found.sh_type != SHT_NOBITS && (found.sh_offset > bytes_.size() || found.sh_size > bytes_.size() - found.sh_offset)) {
+      throw error("a section beyond the file");
     }
     return found;
-  };
+  }
+  const char* at(uint64_t offset) const { return bytes_.data() + offset; }
+  std::runtime_error error(const std::string& what) const { return std::runtime_error(path_ + ": " + what); }
+
+ private:
+  std::string path_;
+  std::string bytes_;
+  Elf64_Ehdr header_{};
+};
+
+// The characters of a symbol's or an operator's name: what a name looked up at run time is made of.
+bool is_name_character(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '.'; }
+
+}  // namespace
+
+std::vector<std::string> undefined_symbols(const std::string& library) {
+  const ElfFile file(library);
   std::vector<std::string> symbols;
-  for (size_t i = 0; i < header.e_shnum; ++i) {
-    const Elf64_Shdr table = section(i);
+  for (size_t i = 0; i < file.sections(); ++i) {
+    const Elf64_Shdr table = file.section(i);
     if (table.sh_type != SHT_DYNSYM || table.sh_entsize < sizeof(Elf64_Sym)) continue;
-    const Elf64_Shdr names = section(table.sh_link);
+    const Elf64_Shdr names = file.section(table.sh_link);
     for (uint64_t at = 0; at + sizeof(Elf64_Sym) <= table.sh_size; at += table.sh_entsize) {
       Elf64_Sym symbol;
-      std::memcpy(&symbol, bytes.data() + table.sh_offset + at, sizeof symbol);
+      std::memcpy(&symbol, file.at(table.sh_offset + at), sizeof symbol);
       if (symbol.st_shndx != SHN_UNDEF || symbol.st_name == 0 || symbol.st_name >= names.sh_size) continue;
-      const char* name = bytes.data() + names.sh_offset + symbol.st_name;
-      if (std::memchr(name, '\0', names.sh_size - symbol.st_name) == nullptr) throw fail("a symbol name without its end");
+      const char* name = file.at(names.sh_offset + symbol.st_name);
+      if (std::memchr(name, '\0', names.sh_size - symbol.st_name) == nullptr) throw file.error("a symbol name without its end");
       symbols.push_back(demangled(name));
     }
   }
   return symbols;
+}
+
+std::vector<std::string> data_names(const std::string& library) {
+  const ElfFile file(library);
+  std::vector<std::string> found;
+  for (size_t i = 0; i < file.sections(); ++i) {
+    const Elf64_Shdr data = file.section(i);
+    // The loaded data a pointer handed to dlsym or the dispatcher can point into: .rodata, .data
+    // and their kin; not code, not the symbol tables (what it imports is read above).
+    if (data.sh_type != SHT_PROGBITS || (data.sh_flags & SHF_ALLOC) == 0 || (data.sh_flags & SHF_EXECINSTR) != 0) continue;
+    const char* begin = file.at(data.sh_offset);
+    const char* const end = begin + data.sh_size;
+    for (const char* text = begin; text < end;) {
+      const char* const stop = static_cast<const char*>(std::memchr(text, '\0', static_cast<size_t>(end - text)));
+      if (stop == nullptr) break;  // no string ends in the rest
+      // The name characters before the string's end: a name stored as the tail of a longer
+      // string (the linker merges a string into another that ends with it) is read too.
+      const char* name = stop;
+      while (name > text && is_name_character(name[-1])) --name;
+      if (stop - name >= 4) found.emplace_back(name, stop);
+      text = stop + 1;
+    }
+  }
+  return found;
+}
+
+bool is_operator_name_of(const std::string& text, const std::string& family) {
+  const std::string aten = "aten::";
+  const size_t at = text.rfind(aten);
+  if (at == std::string::npos) return false;
+  const std::string name = text.substr(at + aten.size(), text.find('.', at) - at - aten.size());
+  return name == family || name == family + "_";
 }
 
 bool is_entry_point_of(const std::string& symbol, const std::string& family) {
@@ -235,6 +292,29 @@ const std::vector<std::string>& fallback_imports(const std::string& library, con
     if (is_entry_point_of(symbol, family)) imports.push_back(symbol);
   }
   return read.emplace(key, std::move(imports)).first->second;
+}
+
+const std::vector<std::string>& fallback_names(const std::string& library, const std::string& op_display) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::string>, std::vector<std::string>> read;
+  std::lock_guard<std::mutex> lock(mutex);
+  const std::string family = family_of(op_display);
+  const auto key = std::make_pair(library, family);
+  const auto found = read.find(key);
+  if (found != read.end()) return found->second;
+  std::vector<std::string> names;
+  const auto add = [&](std::string name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+  };
+  for (const std::string& text : data_names(library)) {
+    if (is_operator_name_of(text, family)) add(text.substr(text.rfind("aten::")));
+    // A mangled symbol anywhere in the name's tail (after a longer string's head).
+    for (size_t at = text.find("_Z"); at != std::string::npos; at = text.find("_Z", at + 2)) {
+      const std::string symbol = demangled(text.c_str() + at);
+      if (symbol.compare(0, 2, "_Z") != 0 && is_entry_point_of(symbol, family)) add(symbol);
+    }
+  }
+  return read.emplace(key, std::move(names)).first->second;
 }
 
 }  // namespace backendbench

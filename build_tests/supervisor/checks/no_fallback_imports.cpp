@@ -1,7 +1,8 @@
 // A kernel's library must not import ATen's own implementation of the operator it replaces
 // (at::cpu::relu, at::_ops::relu::redispatch, ...): through it the kernel can reach ATen past the
-// worker's observer, which no_fallback relies on. Read by this process from the library file
-// (kernel_imports.h), never from the kernel's process.
+// worker's observer, which no_fallback relies on; nor name it, or the operator itself, in its data
+// (a lookup at run time: dlsym, the dispatcher by name). Read by this process from the library
+// file (kernel_imports.h), never from the kernel's process.
 #include "supervisor/check.h"
 #include "backendbench/kernel_imports.h"
 
@@ -20,13 +21,21 @@ class NoFallbackImportsCheck : public Check {
     const std::string library = kernel_library_of(call.backend);
     if (library.empty()) return {};  // not a kernel library of this process's workers
     std::vector<std::string> imports;
+    std::vector<std::string> names;
     try {
       imports = fallback_imports(library, op);
+      names = fallback_names(library, op);
     } catch (const std::exception& error) {
       return {std::string("its library's imports cannot be read: ") + error.what()};
     }
-    if (imports.empty()) return {};
-    return {"falls back to ATen: its library imports " + imports.front() + ", ATen's own implementation of the operator it replaces"};
+    if (!imports.empty()) {
+      return {"falls back to ATen: its library imports " + imports.front() + ", ATen's own implementation of the operator it replaces"};
+    }
+    if (names.empty()) return {};
+    const bool operator_name = names.front().rfind("aten::", 0) == 0;
+    return {"falls back to ATen: its library names " + names.front() +
+            (operator_name ? ", the operator it replaces, to find ATen's implementation in the dispatcher at run time"
+                           : ", ATen's own implementation of the operator it replaces, to look it up at run time")};
   }
 };
 

@@ -2,7 +2,9 @@
 // here, never asked of a worker): a kernel whose library imports ATen's own implementation of
 // the operator it replaces (at::cpu::relu, at::native::relu, at::_ops::relu::redispatch, ...) can
 // call it past the worker's observer (a redispatch below it, the observer switched off, another
-// thread), so the no_fallback_imports check fails it on what it imports.
+// thread), so the no_fallback_imports check fails it on what it imports; and one that names such
+// an entry point, or the operator itself, in its data can look it up at run time (dlsym, the
+// dispatcher by name, then a redispatch below the observer), so the check fails it on that too.
 #pragma once
 
 #include <string>
@@ -48,5 +50,21 @@ bool is_entry_point_of(const std::string& symbol, const std::string& family);
 
 // The entry points of `op_display`'s family that `library` imports (each read once per process).
 const std::vector<std::string>& fallback_imports(const std::string& library, const std::string& op_display);
+
+// The NUL-ended names in an ELF shared library's loaded data (.rodata, .data and their kin; not
+// its code nor its symbol tables): the last run of name characters (letters, digits, _ : .)
+// before each string's end, 4 or more, so that a name the linker stored as the tail of a longer
+// string is read too. Throws std::runtime_error for a file that is not a 64-bit ELF object.
+std::vector<std::string> data_names(const std::string& library);
+
+// Whether `text` ends with the dispatcher's name of an operator of family `family` (aten::relu,
+// aten::relu_, aten::add.Tensor, aten::add_.Tensor): what a lookup by name finds it with.
+bool is_operator_name_of(const std::string& text, const std::string& family);
+
+// What `library` names in its data that reaches ATen's own implementation of `op_display`'s
+// family at run time (each read once per process): an entry point's symbol (demangled; looked up
+// with dlsym) or the operator's dispatcher name (found with Dispatcher::findSchema and
+// redispatched below the observer). A name the kernel builds at run time is not seen.
+const std::vector<std::string>& fallback_names(const std::string& library, const std::string& op_display);
 
 }  // namespace backendbench
