@@ -31,6 +31,21 @@ TEST(Fallback, RecordingIsThreadLocalAndStops) {
   EXPECT_EQ(record_operator_calls([] {}).dispatched.size(), 0u);
 }
 
+TEST(Fallback, OperatorsOnAnotherThreadAreRecordedApart) {
+  const at::Tensor t = at::ones({4});
+  const OperatorCalls calls = record_operator_calls([&] {
+    at::neg(t);
+    std::thread([&] { at::relu(t); }).join();
+  });
+  EXPECT_EQ(std::count(calls.dispatched.begin(), calls.dispatched.end(), "aten::relu"), 0);
+  EXPECT_NE(std::find(calls.dispatched.begin(), calls.dispatched.end(), "aten::neg"), calls.dispatched.end());
+  EXPECT_NE(std::find(calls.dispatched_elsewhere.begin(), calls.dispatched_elsewhere.end(), "aten::relu"),
+            calls.dispatched_elsewhere.end());
+  EXPECT_EQ(std::count(calls.dispatched_elsewhere.begin(), calls.dispatched_elsewhere.end(), "aten::neg"), 0);
+  std::thread([&] { at::relu(t); }).join();  // after recording: nothing is kept
+  EXPECT_TRUE(record_operator_calls([] {}).dispatched_elsewhere.empty());
+}
+
 TEST(AtenShare, OutermostComputingOperatorsAreNamedOnceAndTimed) {
   // Calls of a millisecond or more each, so that a descheduling between two of them (the suite's
   // other tests on the same cores) stays a small share of the whole: at 256x256 one such pause

@@ -847,20 +847,21 @@ TEST(KernelImports, AnOperatorsOwnEntryPointsAreToldFromOthers) {
   EXPECT_FALSE(is_entry_point_of("at::_ops::clamp_min::call(at::Tensor const&, c10::Scalar const&)", "relu"));
 }
 
-TEST(KernelImports, AKernelsLibraryIsFoundByItsFileNameInTheManifest) {
+TEST(KernelImports, AKernelsFileIsFoundByItsNameInTheManifest) {
   const std::string manifest = ::testing::TempDir() + "/gallery_wrong.txt";
   std::ofstream(manifest) << "/b/libbackendbench_kernel_gallery_wrong_add___Tensor_implementation_1.so\n"
                           << "/b/libbackendbench_kernel_gallery_wrong_relu_implementation_1.so\n"
                           << "/b/libbackendbench_kernel_gallery_wrong_relu_implementation_12.so\n"
                           << "/b/libbackendbench_kernel_gallery_wrong_add_implementation_1.so\n"
                           << "python /k/relu/relu_implementation_3.py\n";
-  EXPECT_EQ(kernel_library(manifest, "relu.default", "impl1"), "/b/libbackendbench_kernel_gallery_wrong_relu_implementation_1.so");
-  EXPECT_EQ(kernel_library(manifest, "relu.default", "impl12"), "/b/libbackendbench_kernel_gallery_wrong_relu_implementation_12.so");
-  EXPECT_EQ(kernel_library(manifest, "add_.Tensor", "impl1"), "/b/libbackendbench_kernel_gallery_wrong_add___Tensor_implementation_1.so");
-  EXPECT_EQ(kernel_library(manifest, "add.Tensor", "impl1"), "/b/libbackendbench_kernel_gallery_wrong_add_implementation_1.so");
-  EXPECT_EQ(kernel_library(manifest, "add.out", "impl1"), "/b/libbackendbench_kernel_gallery_wrong_add_implementation_1.so");  // served by add's
-  EXPECT_EQ(kernel_library(manifest, "relu.default", "impl3"), "");  // a Python kernel: no library
-  EXPECT_EQ(kernel_library(manifest, "relu.default", "flag_gems"), "");
+  EXPECT_EQ(kernel_file(manifest, "relu.default", "impl1"), "/b/libbackendbench_kernel_gallery_wrong_relu_implementation_1.so");
+  EXPECT_EQ(kernel_file(manifest, "relu.default", "impl12"), "/b/libbackendbench_kernel_gallery_wrong_relu_implementation_12.so");
+  EXPECT_EQ(kernel_file(manifest, "add_.Tensor", "impl1"), "/b/libbackendbench_kernel_gallery_wrong_add___Tensor_implementation_1.so");
+  EXPECT_EQ(kernel_file(manifest, "add.Tensor", "impl1"), "/b/libbackendbench_kernel_gallery_wrong_add_implementation_1.so");
+  EXPECT_EQ(kernel_file(manifest, "add.out", "impl1"), "/b/libbackendbench_kernel_gallery_wrong_add_implementation_1.so");  // served by add's
+  EXPECT_EQ(kernel_file(manifest, "relu.default", "impl3"), "/k/relu/relu_implementation_3.py");  // a Python kernel's source
+  EXPECT_EQ(kernel_file(manifest, "relu.default", "impl2"), "");
+  EXPECT_EQ(kernel_file(manifest, "relu.default", "flag_gems"), "");
 }
 
 TEST(KernelImports, EachKernelsManifestLineIsFoundByItsTextSoThatItsWorkerLoadsItAlone) {
@@ -882,7 +883,8 @@ TEST(KernelImports, EachKernelsManifestLineIsFoundByItsTextSoThatItsWorkerLoadsI
   EXPECT_EQ(kernel_manifest_line(manifest, "relu.default", "impl9"), -1);
   EXPECT_EQ(kernel_manifest_line(manifest, "relu.default", "aten"), -1);
   EXPECT_EQ(kernel_manifest_line(manifest, "not an operator", "impl1"), -1);
-  EXPECT_EQ(kernel_library(manifest, "relu_.default", "impl1"), "");  // a Python kernel's line: no library
+  EXPECT_EQ(kernel_file(manifest, "relu_.default", "impl1"), "/k/relu_/relu__implementation_1.py");  // a Python kernel's line
+  EXPECT_EQ(kernel_file(manifest, "mm.default", "flag_gems"), "");  // an op library's: no file of a kernel
 }
 
 // Names in this executable's own data, as a kernel that looks ATen up at run time holds them:
@@ -917,6 +919,18 @@ TEST(KernelImports, NamesInALibrarysDataAreReadFromItsFile) {
   EXPECT_EQ(&fallback_names("/proc/self/exe", "relu_.default"), &relu);  // one family, read once
   EXPECT_NE(kLookedUpNeighbour, nullptr);
   EXPECT_NE(kOperatorInALongerString, nullptr);
+}
+
+TEST(KernelImports, APythonKernelsRedispatchesAreFoundInItsText) {
+  const std::string source = ::testing::TempDir() + "/relu_implementation_17.py";
+  std::ofstream(source) << "import torch\n"
+                        << "# redispatch in a comment calls nothing\n"
+                        << "def relu_kernel_impl(x):\n"
+                        << "    op = getattr(torch.ops.aten.relu.default, \"redispatch\")\n"
+                        << "    return op._op_dk(key, x) if x.redispatched else op(x)  # not redispatch\n"
+                        << "    print('# _op_dk')\n";  // a '#' within quotes: the rest is read
+  EXPECT_EQ(python_redispatches(source), (std::vector<std::string>{"4:48: redispatch", "5:15: _op_dk", "6:14: _op_dk"}));
+  EXPECT_THROW(python_redispatches(::testing::TempDir() + "/no such kernel.py"), std::runtime_error);
 }
 
 TEST(KernelImports, ALibrarysUndefinedSymbolsAreReadFromItsFile) {

@@ -172,6 +172,7 @@ json answer_call(const json& header, const std::vector<char>& payload, std::vect
   }
   answer["output_is_input"] = same;
   answer["inside"] = {{"dispatched", observed.inside.dispatched},
+                      {"dispatched_elsewhere", observed.inside.dispatched_elsewhere},
                       {"state_changes", observed.inside.state_changes},
                       {"threads_left", observed.inside.threads_left},
                       {"late_device_writes", observed.inside.late_device_writes},

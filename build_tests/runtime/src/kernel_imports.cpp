@@ -119,45 +119,45 @@ int kernel_manifest_line(const std::string& manifest, const std::string& op_disp
   return -1;
 }
 
-std::string kernel_library(const std::string& manifest, const std::string& op_display, const std::string& backend) {
+std::string kernel_file(const std::string& manifest, const std::string& op_display, const std::string& backend) {
   const int line = kernel_manifest_line(manifest, op_display, backend);
   if (line < 0) return "";
   const std::string text = kernel_manifest_lines(manifest)[static_cast<size_t>(line)];
-  const bool library = text.rfind(kPythonKernelLine, 0) != 0 && text.rfind(kOpLibraryLine, 0) != 0;
-  return library ? text : "";
+  if (text.rfind(kOpLibraryLine, 0) == 0) return "";
+  return text.rfind(kPythonKernelLine, 0) == 0 ? text.substr(std::strlen(kPythonKernelLine)) : text;
 }
 
 namespace {
 
-std::mutex& libraries_mutex() {
+std::mutex& files_mutex() {
   static std::mutex mutex;
   return mutex;
 }
-std::map<const Backend*, std::string>& libraries() {
+std::map<const Backend*, std::string>& files() {
   static auto* by_backend = new std::map<const Backend*, std::string>;  // never destroyed: read at exit too
   return *by_backend;
 }
 
 }  // namespace
 
-void set_kernel_library(const Backend& backend, std::string library) {
-  std::lock_guard<std::mutex> lock(libraries_mutex());
-  if (library.empty()) {
-    libraries().erase(&backend);
+void set_kernel_file(const Backend& backend, std::string file) {
+  std::lock_guard<std::mutex> lock(files_mutex());
+  if (file.empty()) {
+    files().erase(&backend);
   } else {
-    libraries()[&backend] = std::move(library);
+    files()[&backend] = std::move(file);
   }
 }
 
-std::string kernel_library_of(const Backend& backend) {
-  std::lock_guard<std::mutex> lock(libraries_mutex());
-  const auto found = libraries().find(&backend);
-  return found == libraries().end() ? std::string() : found->second;
+std::string kernel_file_of(const Backend& backend) {
+  std::lock_guard<std::mutex> lock(files_mutex());
+  const auto found = files().find(&backend);
+  return found == files().end() ? std::string() : found->second;
 }
 
-void forget_kernel_libraries() {
-  std::lock_guard<std::mutex> lock(libraries_mutex());
-  libraries().clear();
+void forget_kernel_files() {
+  std::lock_guard<std::mutex> lock(files_mutex());
+  files().clear();
 }
 
 namespace {
@@ -315,6 +315,46 @@ const std::vector<std::string>& fallback_names(const std::string& library, const
     }
   }
   return read.emplace(key, std::move(names)).first->second;
+}
+
+std::vector<std::string> python_redispatches(const std::string& source) {
+  std::ifstream in(source, std::ios::binary);
+  if (!in) throw std::runtime_error(source + ": cannot be read");
+  static const char* const kBelowTheObserver[] = {"redispatch", "redispatch_boxed", "_op_dk"};
+  const auto word_character = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::vector<std::string> found;
+  int number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    // Its comment left out: a '#' outside the quotes the line opens and closes (a name there
+    // calls nothing).
+    char quote = 0;
+    for (size_t at = 0; at < line.size(); ++at) {
+      if (quote != 0 && line[at] == '\\') {
+        ++at;
+      } else if (quote != 0) {
+        if (line[at] == quote) quote = 0;
+      } else if (line[at] == '\'' || line[at] == '"') {
+        quote = line[at];
+      } else if (line[at] == '#') {
+        line.resize(at);
+      }
+    }
+    for (size_t at = 0; at < line.size();) {
+      if (!word_character(line[at])) {
+        ++at;
+        continue;
+      }
+      size_t end = at;
+      while (end < line.size() && word_character(line[end])) ++end;
+      const std::string word = line.substr(at, end - at);
+      for (const char* name : kBelowTheObserver) {
+        if (word == name) found.push_back(std::to_string(number) + ":" + std::to_string(at + 1) + ": " + word);
+      }
+      at = end;
+    }
+  }
+  return found;
 }
 
 }  // namespace backendbench

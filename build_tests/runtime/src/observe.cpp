@@ -9,9 +9,9 @@
 #include <dirent.h>
 
 #include <algorithm>
-#include <mutex>
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -94,6 +94,7 @@ InsideObservations observe_call(const std::function<std::vector<c10::IValue>()>&
   try {
     OperatorCalls calls = record_operator_calls([&] { outputs = call(); });
     inside.dispatched = std::move(calls.dispatched);
+    inside.dispatched_elsewhere = std::move(calls.dispatched_elsewhere);
     inside.aten_computing = std::move(calls.computing);
     inside.aten_share = calls.seconds > 0 ? std::min(1.0, calls.computing_seconds / calls.seconds) : 0;
   } catch (...) {
@@ -150,17 +151,40 @@ OperatorCalls record_operator_calls(const std::function<void()>& call) {
             }
           })
           .scopes({at::RecordScope::FUNCTION}));
+  // Every other thread of the process: a call that runs ATen on a thread of its own (a Python
+  // kernel's threading.Thread, a std::thread) is seen there. The calling thread's own observer
+  // above has its operators (its sink is set), so this one passes them over.
+  static std::mutex elsewhere_mutex;
+  static std::vector<std::string>* elsewhere = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(elsewhere_mutex);
+    elsewhere = &calls.dispatched_elsewhere;
+  }
+  const at::CallbackHandle everywhere = at::addGlobalCallback(
+      at::RecordFunctionCallback([](const at::RecordFunction& function) -> std::unique_ptr<at::ObserverContext> {
+        if (sink != nullptr) return nullptr;
+        if (auto op = function.operator_name()) {
+          std::lock_guard<std::mutex> lock(elsewhere_mutex);
+          if (elsewhere != nullptr) elsewhere->push_back(op->name + (op->overload_name.empty() ? "" : "." + op->overload_name));
+        }
+        return nullptr;
+      }).scopes({at::RecordScope::FUNCTION}));
+  const auto stop = [&] {
+    at::removeCallback(handle);
+    at::removeCallback(everywhere);
+    sink = nullptr;
+    std::lock_guard<std::mutex> lock(elsewhere_mutex);
+    elsewhere = nullptr;
+  };
   const Clock::time_point began = Clock::now();
   try {
     call();
   } catch (...) {
-    at::removeCallback(handle);
-    sink = nullptr;
+    stop();
     throw;
   }
   calls.seconds = std::chrono::duration<double>(Clock::now() - began).count();
-  at::removeCallback(handle);
-  sink = nullptr;
+  stop();
   return calls;
 }
 

@@ -1,5 +1,6 @@
 // A kernel must not dispatch the operator it replaces (or its in-place/out= variants): that
-// is ATen doing the work. Seen through a thread-local RecordFunction observer.
+// is ATen doing the work. Seen through RecordFunction observers of the calling thread and of
+// every other thread while the call runs (a thread it starts).
 #include "supervisor/check.h"
 
 namespace backendbench {
@@ -24,6 +25,11 @@ class NoFallbackCheck : public Check {
     for (const std::string& dispatched : call.inside.dispatched) {
       if (base_of(dispatched) == family) {
         return {"falls back to ATen: it dispatches " + dispatched + ", the operator it replaces"};
+      }
+    }
+    for (const std::string& dispatched : call.inside.dispatched_elsewhere) {
+      if (base_of(dispatched) == family) {
+        return {"falls back to ATen: it dispatches " + dispatched + ", the operator it replaces, on another thread"};
       }
     }
     return {};

@@ -1147,6 +1147,7 @@ class WorkerBackend : public Backend {
     }
     const json inside = answer.value("inside", json::object());
     observed.inside.dispatched = inside.value("dispatched", std::vector<std::string>());
+    observed.inside.dispatched_elsewhere = inside.value("dispatched_elsewhere", std::vector<std::string>());
     observed.inside.state_changes = inside.value("state_changes", std::vector<std::string>());
     observed.inside.threads_left = inside.value("threads_left", std::vector<int>());
     observed.inside.late_device_writes = inside.value("late_device_writes", "");
@@ -1344,8 +1345,8 @@ void start_kernel_workers(const std::string& manifest, const Settings& settings)
           continue;
         }
         auto backend = std::make_unique<WorkerBackend>(entry, line);
-        // Its library as the manifest names it (kernel_imports.h), not as the worker's listing says.
-        set_kernel_library(*backend, kernel_library(manifest, op, name));
+        // Its file as the manifest names it (kernel_imports.h), not as the worker's listing says.
+        set_kernel_file(*backend, kernel_file(manifest, op, name));
         backends().add(op, std::move(backend));
       } catch (const json::exception& error) {
         throw std::runtime_error(std::string("the kernel worker listed a malformed kernel: ") + error.what());
@@ -1357,14 +1358,14 @@ void start_kernel_workers(const std::string& manifest, const Settings& settings)
 void stop_kernel_workers() {
   WorkerPool::instance().stop_all();
   backends().remove_worker_backends();
-  forget_kernel_libraries();
+  forget_kernel_files();
 }
 
 void keep_kernel_workers_between_jobs() { WorkerPool::instance().keep_between_jobs(); }
 
 bool forget_kernels_keep_workers() {
   backends().remove_worker_backends();
-  forget_kernel_libraries();
+  forget_kernel_files();
   return WorkerPool::instance().has_running_worker();
 }
 

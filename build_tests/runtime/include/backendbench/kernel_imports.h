@@ -1,10 +1,11 @@
-// What a kernel's shared library imports, read by the supervisor from the file (never loaded
-// here, never asked of a worker): a kernel whose library imports ATen's own implementation of
+// What a kernel's file holds, read by the supervisor (never loaded here, never asked of a
+// worker): a kernel whose library imports ATen's own implementation of
 // the operator it replaces (at::cpu::relu, at::native::relu, at::_ops::relu::redispatch, ...) can
 // call it past the worker's observer (a redispatch below it, the observer switched off, another
 // thread), so the no_fallback_imports check fails it on what it imports; and one that names such
 // an entry point, or the operator itself, in its data can look it up at run time (dlsym, the
-// dispatcher by name, then a redispatch below the observer), so the check fails it on that too.
+// dispatcher by name, then a redispatch below the observer), so the check fails it on that too;
+// as it does a Python kernel whose source names an operator's redispatch.
 #pragma once
 
 #include <string>
@@ -14,29 +15,30 @@ namespace backendbench {
 
 class Backend;
 
-// The shared library of kernel `backend` (impl<N>) of `op_display` among the library lines of the
-// kernel manifest `manifest` (kernel_manifests/<set>.txt, as the build names them:
-// libbackendbench_kernel_[<set>_]<folder>_implementation_<N>.so), read by file name only: the
-// library whose folder names `op_display`, or the functional operator whose kernel serves it (its
-// in-place and out= siblings). "" when none does (a Python kernel, an op library).
-std::string kernel_library(const std::string& manifest, const std::string& op_display, const std::string& backend);
+// The file of kernel `backend` (impl<N>) of `op_display` among the lines of the kernel manifest
+// `manifest` (kernel_manifests/<set>.txt): its shared library (as the build names it:
+// libbackendbench_kernel_[<set>_]<folder>_implementation_<N>.so) or a Python kernel's source
+// (python <kernels>/<folder>/<folder>_implementation_<N>.py), read by file name only: the kernel
+// whose folder names `op_display`, or the functional operator whose kernel serves it (its
+// in-place and out= siblings). "" when none does (an op library).
+std::string kernel_file(const std::string& manifest, const std::string& op_display, const std::string& backend);
 
 // The kernel manifest's non-empty lines, in order: what a worker is told to load by index.
 std::vector<std::string> kernel_manifest_lines(const std::string& manifest);
 
 // The line of `manifest` (its index among kernel_manifest_lines) that holds kernel `backend` of
-// `op_display`, or -1: read from the line's text alone, as kernel_library reads a library's file
+// `op_display`, or -1: read from the line's text alone, as kernel_file reads a kernel's file
 // name: a library line, a Python kernel's (python <kernels>/<folder>/<folder>_implementation_<N>.py)
 // or an op library's (op-library <name> ...). That line's worker is the only process that loads
 // the kernel (one kernel per worker: nothing one kernel does reaches another's verdict).
 int kernel_manifest_line(const std::string& manifest, const std::string& op_display, const std::string& backend);
 
-// The library a kernel backend of this process was found in (set when its worker listed it;
-// kernel_library above), "" for any other backend; what the no_fallback_imports check reads.
-void set_kernel_library(const Backend& backend, std::string library);
-std::string kernel_library_of(const Backend& backend);
-// Forgets every backend's library (their backends are being removed).
-void forget_kernel_libraries();
+// The file a kernel backend of this process was found in (set when its worker listed it;
+// kernel_file above), "" for any other backend; what the no_fallback_imports check reads.
+void set_kernel_file(const Backend& backend, std::string file);
+std::string kernel_file_of(const Backend& backend);
+// Forgets every backend's file (their backends are being removed).
+void forget_kernel_files();
 
 // The undefined dynamic symbols of an ELF shared library, demangled. Throws std::runtime_error
 // for a file that is not a 64-bit ELF object.
@@ -66,5 +68,11 @@ bool is_operator_name_of(const std::string& text, const std::string& family);
 // with dlsym) or the operator's dispatcher name (found with Dispatcher::findSchema and
 // redispatched below the observer). A name the kernel builds at run time is not seen.
 const std::vector<std::string>& fallback_names(const std::string& library, const std::string& op_display);
+
+// Where a Python kernel's source names a way to run an operator's ATen kernel below the worker's
+// observer (an OpOverload's redispatch, redispatch_boxed or _op_dk: the dispatcher's kernel for a
+// key, which runs no RecordFunction), each "<line>:<column>: <name>", read as words of its text
+// less its comments, strings too (getattr(op, "redispatch")). A name built at run time is not seen.
+std::vector<std::string> python_redispatches(const std::string& source);
 
 }  // namespace backendbench

@@ -21,6 +21,10 @@ struct OperatorCalls {
   std::vector<std::string> computing;
   double computing_seconds = 0;  // host time inside those outermost computing operators
   double seconds = 0;            // host time of the whole call
+  // Operators dispatched on the process's other threads while the call ran (threads it started
+  // or handed work to, ATen's pool running an operator's chunks), which an observer of the
+  // calling thread alone does not see. One call is recorded at a time.
+  std::vector<std::string> dispatched_elsewhere;
 };
 OperatorCalls record_operator_calls(const std::function<void()>& call);
 
@@ -54,6 +58,7 @@ struct GlobalState {
 // can only fail a case (a worker that reports nothing has hidden it, not passed).
 struct InsideObservations {
   std::vector<std::string> dispatched;     // ATen operators the call dispatched, in order
+  std::vector<std::string> dispatched_elsewhere;  // OperatorCalls::dispatched_elsewhere
   std::vector<std::string> aten_computing; // OperatorCalls::computing
   // The share of the call's host time spent in ATen operators that compute (0 to 1); < 0: not
   // measured. On CUDA it is the launches' share, not the device's.
