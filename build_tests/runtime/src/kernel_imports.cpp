@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include "backendbench/python_bridge.h"
@@ -279,29 +280,30 @@ bool is_entry_point_of(const std::string& symbol, const std::string& family) {
   return false;
 }
 
-const std::vector<std::string>& fallback_imports(const std::string& library, const std::string& op_display) {
+namespace {
+
+// What `reader` finds in `library` for the family `family`, read once per process for each
+// reader, library and family (a kernel's file does not change while a run reads it).
+using FamilyReader = std::vector<std::string> (*)(const std::string& library, const std::string& family);
+const std::vector<std::string>& read_once(FamilyReader reader, const std::string& library, const std::string& family) {
   static std::mutex mutex;
-  static std::map<std::pair<std::string, std::string>, std::vector<std::string>> read;
+  static std::map<std::tuple<FamilyReader, std::string, std::string>, std::vector<std::string>> read;
   std::lock_guard<std::mutex> lock(mutex);
-  const std::string family = family_of(op_display);
-  const auto key = std::make_pair(library, family);
+  const auto key = std::make_tuple(reader, library, family);
   const auto found = read.find(key);
   if (found != read.end()) return found->second;
+  return read.emplace(key, reader(library, family)).first->second;
+}
+
+std::vector<std::string> imported_entry_points(const std::string& library, const std::string& family) {
   std::vector<std::string> imports;
   for (const std::string& symbol : undefined_symbols(library)) {
     if (is_entry_point_of(symbol, family)) imports.push_back(symbol);
   }
-  return read.emplace(key, std::move(imports)).first->second;
+  return imports;
 }
 
-const std::vector<std::string>& fallback_names(const std::string& library, const std::string& op_display) {
-  static std::mutex mutex;
-  static std::map<std::pair<std::string, std::string>, std::vector<std::string>> read;
-  std::lock_guard<std::mutex> lock(mutex);
-  const std::string family = family_of(op_display);
-  const auto key = std::make_pair(library, family);
-  const auto found = read.find(key);
-  if (found != read.end()) return found->second;
+std::vector<std::string> named_entry_points(const std::string& library, const std::string& family) {
   std::vector<std::string> names;
   const auto add = [&](std::string name) {
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
@@ -314,7 +316,17 @@ const std::vector<std::string>& fallback_names(const std::string& library, const
       if (symbol.compare(0, 2, "_Z") != 0 && is_entry_point_of(symbol, family)) add(symbol);
     }
   }
-  return read.emplace(key, std::move(names)).first->second;
+  return names;
+}
+
+}  // namespace
+
+const std::vector<std::string>& fallback_imports(const std::string& library, const std::string& op_display) {
+  return read_once(imported_entry_points, library, family_of(op_display));
+}
+
+const std::vector<std::string>& fallback_names(const std::string& library, const std::string& op_display) {
+  return read_once(named_entry_points, library, family_of(op_display));
 }
 
 std::vector<std::string> python_redispatches(const std::string& source) {
