@@ -929,7 +929,8 @@ TEST(KernelImports, APythonKernelsRedispatchesAreFoundInItsText) {
                         << "    op = getattr(torch.ops.aten.relu.default, \"redispatch\")\n"
                         << "    return op._op_dk(key, x) if x.redispatched else op(x)  # not redispatch\n"
                         << "    print('# _op_dk')\n";  // a '#' within quotes: the rest is read
-  EXPECT_EQ(python_redispatches(source), (std::vector<std::string>{"4:48: redispatch", "5:15: _op_dk", "6:14: _op_dk"}));
+  EXPECT_EQ(python_redispatches(source),
+            (std::vector<SourceName>{{4, 48, "redispatch"}, {5, 15, "_op_dk"}, {6, 14, "_op_dk"}}));
   EXPECT_THROW(python_redispatches(::testing::TempDir() + "/no such kernel.py"), std::runtime_error);
 }
 

@@ -329,12 +329,12 @@ const std::vector<std::string>& fallback_names(const std::string& library, const
   return read_once(named_entry_points, library, family_of(op_display));
 }
 
-std::vector<std::string> python_redispatches(const std::string& source) {
+std::vector<SourceName> python_redispatches(const std::string& source) {
   std::ifstream in(source, std::ios::binary);
   if (!in) throw std::runtime_error(source + ": cannot be read");
   static const char* const kBelowTheObserver[] = {"redispatch", "redispatch_boxed", "_op_dk"};
   const auto word_character = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  std::vector<std::string> found;
+  std::vector<SourceName> found;
   int number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
@@ -361,7 +361,7 @@ std::vector<std::string> python_redispatches(const std::string& source) {
       while (end < line.size() && word_character(line[end])) ++end;
       const std::string word = line.substr(at, end - at);
       for (const char* name : kBelowTheObserver) {
-        if (word == name) found.push_back(std::to_string(number) + ":" + std::to_string(at + 1) + ": " + word);
+        if (word == name) found.push_back({number, static_cast<int>(at + 1), word});
       }
       at = end;
     }

@@ -24,9 +24,10 @@ class NoFallbackImportsCheck : public Check {
     const bool python = file.size() > 3 && file.compare(file.size() - 3, 3, ".py") == 0;
     std::vector<std::string> imports;
     std::vector<std::string> names;
+    std::vector<SourceName> redispatches;
     try {
       if (python) {
-        names = python_redispatches(file);
+        redispatches = python_redispatches(file);
       } else {
         imports = fallback_imports(file, op);
         names = fallback_names(file, op);
@@ -34,10 +35,10 @@ class NoFallbackImportsCheck : public Check {
     } catch (const std::exception& error) {
       return {std::string(python ? "its source cannot be read: " : "its library's imports cannot be read: ") + error.what()};
     }
-    if (python && !names.empty()) {
-      const std::string& first = names.front();
-      return {"falls back to ATen: its source calls " + first.substr(first.rfind(' ') + 1) + " (" +
-              file.substr(file.find_last_of('/') + 1) + ":" + first.substr(0, first.rfind(':')) +
+    if (!redispatches.empty()) {
+      const SourceName& first = redispatches.front();
+      return {"falls back to ATen: its source calls " + first.name + " (" + file.substr(file.find_last_of('/') + 1) + ":" +
+              std::to_string(first.line) + ":" + std::to_string(first.column) +
               "), which runs an operator's ATen kernel below the observer"};
     }
     if (!imports.empty()) {

@@ -71,8 +71,16 @@ const std::vector<std::string>& fallback_names(const std::string& library, const
 
 // Where a Python kernel's source names a way to run an operator's ATen kernel below the worker's
 // observer (an OpOverload's redispatch, redispatch_boxed or _op_dk: the dispatcher's kernel for a
-// key, which runs no RecordFunction), each "<line>:<column>: <name>", read as words of its text
-// less its comments, strings too (getattr(op, "redispatch")). A name built at run time is not seen.
-std::vector<std::string> python_redispatches(const std::string& source);
+// key, which runs no RecordFunction), read as words of its text less its comments, strings too
+// (getattr(op, "redispatch")). A name built at run time is not seen. Throws std::runtime_error
+// for a file that cannot be read.
+struct SourceName {
+  int line = 0, column = 0;  // 1-based
+  std::string name;
+  bool operator==(const SourceName& other) const {
+    return line == other.line && column == other.column && name == other.name;
+  }
+};
+std::vector<SourceName> python_redispatches(const std::string& source);
 
 }  // namespace backendbench
