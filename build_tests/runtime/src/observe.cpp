@@ -165,7 +165,12 @@ OperatorCalls record_operator_calls(const std::function<void()>& call) {
         if (sink != nullptr) return nullptr;
         if (auto op = function.operator_name()) {
           std::lock_guard<std::mutex> lock(elsewhere_mutex);
-          if (elsewhere != nullptr) elsewhere->push_back(op->name + (op->overload_name.empty() ? "" : "." + op->overload_name));
+          const std::string name = op->name + (op->overload_name.empty() ? "" : "." + op->overload_name);
+          // Each once: a thread that dispatches in a loop cannot grow the answer beyond the
+          // operators there are.
+          if (elsewhere != nullptr && std::find(elsewhere->begin(), elsewhere->end(), name) == elsewhere->end()) {
+            elsewhere->push_back(name);
+          }
         }
         return nullptr;
       }).scopes({at::RecordScope::FUNCTION}));

@@ -23,7 +23,8 @@ struct OperatorCalls {
   double seconds = 0;            // host time of the whole call
   // Operators dispatched on the process's other threads while the call ran (threads it started
   // or handed work to, ATen's pool running an operator's chunks), which an observer of the
-  // calling thread alone does not see. One call is recorded at a time.
+  // calling thread alone does not see; each once, in the order first seen. One call is recorded
+  // at a time.
   std::vector<std::string> dispatched_elsewhere;
 };
 OperatorCalls record_operator_calls(const std::function<void()>& call);
